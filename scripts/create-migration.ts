@@ -1,0 +1,16 @@
+// npm run db:migration -- <name>: writes prisma/migrations/<timestamp>_<name>/ from what schema.prisma adds to the migrations folder.
+import { openPglite } from '../src/db/engine.js';
+import { createMigration } from '../src/db/migrate.js';
+
+const name = process.argv.slice(2).join(' ');
+// An in-memory PGlite serves as the shadow database, so no server is needed to write a migration.
+const engine = await openPglite(undefined);
+try {
+  const path = await createMigration(engine.adapter, name);
+  console.log(path ? `wrote ${path}` : 'schema.prisma has no changes that the migrations lack');
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+} finally {
+  await engine.close();
+}

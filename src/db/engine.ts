@@ -1,0 +1,51 @@
+import { mkdirSync, accessSync, constants } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+
+/** A database the gateway can run on: the driver adapter Prisma and the schema engine share, and how to close it. */
+export interface DatabaseEngine {
+  kind: 'pglite' | 'postgres';
+  adapter: SqlMigrationAwareDriverAdapterFactory;
+  /** Where the data lives, for messages: a directory or host:port/database. */
+  location: string;
+  close(): Promise<void>;
+}
+
+export class DatabaseStartError extends Error {}
+
+export async function openPglite(dataDir: string | undefined): Promise<DatabaseEngine> {
+  let location = 'memory://';
+  if (dataDir) {
+    location = join(dataDir, 'pglite');
+    try {
+      mkdirSync(location, { recursive: true });
+      accessSync(location, constants.W_OK);
+    } catch {
+      throw new DatabaseStartError(`data directory ${dataDir} is not writable (set DATA_DIR to a writable directory)`);
+    }
+  }
+  const client = await PGlite.create(dataDir ? location : undefined);
+  return { kind: 'pglite', adapter: new PrismaPGlite(client), location, close: () => client.close() };
+}
+
+export function describeUrl(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
+}
+
+export async function openPostgres(url: string, poolSize: number): Promise<DatabaseEngine> {
+  const adapter = new PrismaPg({ connectionString: url, max: poolSize });
+  const location = describeUrl(url);
+  try {
+    const connection = await adapter.connect();
+    await connection.queryRaw({ sql: 'SELECT 1', args: [], argTypes: [] });
+    await connection.dispose();
+  } catch (error) {
+    const reason = error instanceof Error && error.message ? `: ${error.message.split('\n')[0]}` : '';
+    throw new DatabaseStartError(`cannot reach PostgreSQL at ${location}${reason}`);
+  }
+  return { kind: 'postgres', adapter, location, close: async () => {} };
+}

@@ -1,0 +1,53 @@
+import type { Config } from '../config.js';
+import { PrismaClient } from '../generated/prisma/client.js';
+import { openPglite, openPostgres, type DatabaseEngine } from './engine.js';
+import { applyMigrations } from './migrate.js';
+
+export type Prisma = PrismaClient<'query'>;
+
+export interface Database {
+  engine: DatabaseEngine;
+  prisma: Prisma;
+  /** Listeners told of every SQL statement Prisma sends (used to count statements per request). */
+  onQuery: Set<(sql: string) => void>;
+  close(): Promise<void>;
+}
+
+let current: Database | undefined;
+
+/** The open database; the Prisma client stays out of the GraphQL context and is read from here. */
+export function db(): Database {
+  if (!current) throw new Error('the database is not open');
+  return current;
+}
+
+export function prisma(): Prisma {
+  return db().prisma;
+}
+
+/** Opens the configured engine (PGlite in memory when neither URL nor data directory is given), applies pending migrations, and makes it the process's database. */
+export async function openDatabase(
+  config: Partial<Pick<Config, 'databaseUrl' | 'dataDir' | 'poolSize'>>,
+): Promise<Database> {
+  const engine = config.databaseUrl
+    ? await openPostgres(config.databaseUrl, config.poolSize ?? 10)
+    : await openPglite(config.dataDir);
+  await applyMigrations(engine.adapter);
+  const client: Prisma = new PrismaClient({ adapter: engine.adapter, log: [{ emit: 'event', level: 'query' }] });
+  const onQuery = new Set<(sql: string) => void>();
+  client.$on('query', (event) => {
+    for (const listener of onQuery) listener(event.query);
+  });
+  const database: Database = {
+    engine,
+    prisma: client,
+    onQuery,
+    async close() {
+      await client.$disconnect();
+      await engine.close();
+      if (current === database) current = undefined;
+    },
+  };
+  current = database;
+  return database;
+}
