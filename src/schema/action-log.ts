@@ -1,0 +1,27 @@
+import { builder } from './builder.js';
+import { ActionMethod, ActionMethodFilter } from './enums.js';
+import { defineRootFields } from './root-fields.js';
+
+builder.prismaNode('UserActionLog', {
+  id: { field: 'id' },
+  description: 'One successful change: who changed which entity, in which organization, when.',
+  fields: (t) => ({
+    rowId: t.exposeInt('id'),
+    userId: t.exposeInt('userId'),
+    organizationId: t.exposeInt('organizationId', { nullable: true }),
+    method: t.expose('method', { type: ActionMethod }),
+    entityType: t.exposeString('entityType'),
+    entityId: t.exposeInt('entityId'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    user: t.relation('user'),
+    organization: t.relation('organization', { nullable: true }),
+  }),
+});
+
+defineRootFields({
+  model: 'UserActionLog',
+  list: 'actionLogs',
+  single: 'actionLog',
+  filter: { userId: 'Int', organizationId: 'Int', method: ActionMethodFilter, entityType: 'String', entityId: 'Int', createdAt: 'DateTime' },
+  order: ['id', 'createdAt', 'entityType'],
+});

@@ -1,0 +1,32 @@
+import { builder } from './builder.js';
+import { pageById } from './pagination.js';
+import { defineRootFields } from './root-fields.js';
+
+/** Path under which stored files are served. */
+export const filesPath = '/files/';
+
+builder.prismaNode('File', {
+  id: { field: 'id' },
+  description: 'An uploaded file (the legacy "file reference").',
+  fields: (t) => ({
+    rowId: t.exposeInt('id'),
+    file: t.string({ description: 'URL path where the file is served.', resolve: (row) => filesPath + row.file }),
+    name: t.exposeString('name'),
+    contentType: t.exposeString('contentType'),
+    size: t.exposeInt('size', { description: 'Size in bytes.' }),
+    organizationId: t.exposeInt('organizationId'),
+    uploadedById: t.exposeInt('uploadedById', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    organization: t.relation('organization'),
+    uploadedBy: t.relation('uploadedBy', { nullable: true }),
+    previewOf: t.relatedConnection('whiteboardPreview', pageById),
+  }),
+});
+
+defineRootFields({
+  model: 'File',
+  list: 'files',
+  single: 'file',
+  filter: { name: 'String', contentType: 'String', organizationId: 'Int', uploadedById: 'Int', createdAt: 'DateTime' },
+  order: ['id', 'name', 'size', 'createdAt'],
+});

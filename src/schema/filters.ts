@@ -1,0 +1,110 @@
+import { builder } from './builder.js';
+
+export const OrderDirection = builder.enumType('OrderDirection', { values: ['ASC', 'DESC'] as const });
+
+type Comparison = Partial<Record<'eq' | 'ne' | 'in' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'startsWith', unknown>>;
+
+// One table turns every filter operator into Prisma's; string matching ignores case.
+const prismaOperator: Record<keyof Comparison, (value: unknown) => Record<string, unknown>> = {
+  eq: (value) => ({ equals: value }),
+  ne: (value) => ({ not: value }),
+  in: (value) => ({ in: value }),
+  gt: (value) => ({ gt: value }),
+  gte: (value) => ({ gte: value }),
+  lt: (value) => ({ lt: value }),
+  lte: (value) => ({ lte: value }),
+  contains: (value) => ({ contains: value, mode: 'insensitive' }),
+  startsWith: (value) => ({ startsWith: value, mode: 'insensitive' }),
+};
+
+/** Any enum type made with `builder.enumType`. */
+type EnumTypeRef = { kind: 'Enum'; name: string };
+
+function comparisonInput(
+  name: string,
+  description: string,
+  type: 'Int' | 'Float' | 'String' | 'Boolean' | 'DateTime' | EnumTypeRef,
+  operators: (keyof Comparison)[],
+) {
+  return builder.inputType(name, {
+    description,
+    fields: (t) =>
+      Object.fromEntries(
+        operators.map((operator) => [operator, operator === 'in' ? t.field({ type: [type] as never }) : t.field({ type: type as never })]),
+      ),
+  });
+}
+
+const scalarFilters = {
+  Int: comparisonInput('IntFilter', 'Compares an integer.', 'Int', ['eq', 'ne', 'in', 'gt', 'gte', 'lt', 'lte']),
+  Float: comparisonInput('FloatFilter', 'Compares a number.', 'Float', ['eq', 'ne', 'gt', 'gte', 'lt', 'lte']),
+  String: comparisonInput('StringFilter', 'Compares a string; `contains` and `startsWith` ignore case.', 'String', ['eq', 'ne', 'in', 'contains', 'startsWith']),
+  Boolean: comparisonInput('BooleanFilter', 'Compares a boolean.', 'Boolean', ['eq']),
+  DateTime: comparisonInput('DateTimeFilter', 'Compares a timestamp.', 'DateTime', ['eq', 'gt', 'gte', 'lt', 'lte']),
+};
+
+/** A filter over an enum column: equal to one value, or in a list. */
+export function enumFilter(enumRef: EnumTypeRef) {
+  return comparisonInput(`${enumRef.name}Filter`, `Compares a ${enumRef.name}.`, enumRef, ['eq', 'ne', 'in']);
+}
+
+/** How a column is filtered: a scalar's comparison, or an enum's filter from `enumFilter`. */
+export type FilterKind = keyof typeof scalarFilters | ReturnType<typeof comparisonInput>;
+
+interface FilterValue {
+  [field: string]: Comparison | FilterValue[] | FilterValue | null | undefined;
+}
+
+/** Defines `<Type>Filter` (fields combined with AND, plus `and`, `or`, `not`) and how it becomes a Prisma `where`. */
+export function modelFilter(typeName: string, fields: Record<string, FilterKind>) {
+  const ref = builder.inputRef<FilterValue>(`${typeName}Filter`);
+  ref.implement({
+    description: `Conditions on ${typeName} rows; all given conditions must hold.`,
+    fields: (t) => ({
+      ...Object.fromEntries(
+        Object.entries(fields).map(([field, kind]) => [field, t.field({ type: (typeof kind === 'string' ? scalarFilters[kind] : kind) as never })]),
+      ),
+      and: t.field({ type: [ref] }),
+      or: t.field({ type: [ref] }),
+      not: t.field({ type: ref }),
+    }),
+  });
+  return ref;
+}
+
+/** Turns a `<Type>Filter` value into a Prisma `where`. */
+export function filterToWhere(filter: FilterValue | null | undefined): Record<string, unknown> {
+  if (!filter) return {};
+  const where: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(filter)) {
+    if (value == null) continue;
+    if (field === 'and' || field === 'or') where[field.toUpperCase()] = (value as FilterValue[]).map(filterToWhere);
+    else if (field === 'not') where.NOT = filterToWhere(value as FilterValue);
+    else {
+      where[field] = Object.assign(
+        {},
+        ...Object.entries(value as Comparison)
+          .filter(([, operand]) => operand != null)
+          .map(([operator, operand]) => prismaOperator[operator as keyof Comparison](operand)),
+      );
+    }
+  }
+  return where;
+}
+
+/** Defines `<Type>OrderField`, `<Type>OrderBy`; the row id breaks ties so pages are stable. */
+export function modelOrder(typeName: string, fields: string[]) {
+  const fieldEnum = builder.enumType(`${typeName}OrderField`, { values: fields });
+  const ref = builder.inputType(`${typeName}OrderBy`, {
+    fields: (t) => ({
+      field: t.field({ type: fieldEnum, required: true }),
+      direction: t.field({ type: OrderDirection, defaultValue: 'ASC', required: true }),
+    }),
+  });
+  return ref;
+}
+
+export function orderToPrisma(orderBy: readonly { field: string; direction: 'ASC' | 'DESC' }[] | null | undefined) {
+  const order = (orderBy ?? []).map(({ field, direction }) => ({ [field]: direction === 'ASC' ? 'asc' : 'desc' }));
+  return [...order, { id: 'asc' }];
+}

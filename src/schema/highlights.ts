@@ -1,0 +1,58 @@
+import { builder } from './builder.js';
+import { HighlightOperand, HighlightOperandFilter } from './enums.js';
+import { pageById } from './pagination.js';
+import { defineRootFields } from './root-fields.js';
+
+builder.prismaNode('WhiteboardHighlightGroup', {
+  id: { field: 'id' },
+  description: 'Highlights of a board switched on and off together.',
+  fields: (t) => ({
+    rowId: t.exposeInt('id'),
+    whiteboardId: t.exposeInt('whiteboardId'),
+    name: t.exposeString('name'),
+    isActive: t.exposeBoolean('isActive'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    whiteboard: t.relation('whiteboard'),
+    highlights: t.relatedConnection('highlights', pageById),
+  }),
+});
+
+builder.prismaNode('WhiteboardHighlight', {
+  id: { field: 'id' },
+  description: "A rule marking the board's objects of a class whose attribute compares to a value by the operand.",
+  fields: (t) => ({
+    rowId: t.exposeInt('id'),
+    whiteboardId: t.exposeInt('whiteboardId'),
+    groupId: t.exposeInt('groupId', { nullable: true }),
+    name: t.exposeString('name'),
+    color: t.exposeString('color'),
+    classConfId: t.exposeInt('classConfId'),
+    attributeId: t.exposeInt('attributeId'),
+    operand: t.expose('operand', { type: HighlightOperand }),
+    value: t.exposeString('value'),
+    isActive: t.exposeBoolean('isActive'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    whiteboard: t.relation('whiteboard'),
+    group: t.relation('group', { nullable: true }),
+    classConf: t.relation('classConf'),
+    attribute: t.relation('attribute'),
+  }),
+});
+
+defineRootFields({
+  model: 'WhiteboardHighlightGroup',
+  list: 'whiteboardHighlightGroups',
+  single: 'whiteboardHighlightGroup',
+  filter: { whiteboardId: 'Int', name: 'String', isActive: 'Boolean' },
+  order: ['id', 'name', 'createdAt'],
+});
+
+defineRootFields({
+  model: 'WhiteboardHighlight',
+  list: 'whiteboardHighlights',
+  single: 'whiteboardHighlight',
+  filter: { whiteboardId: 'Int', groupId: 'Int', classConfId: 'Int', attributeId: 'Int', operand: HighlightOperandFilter, isActive: 'Boolean' },
+  order: ['id', 'name', 'createdAt'],
+});

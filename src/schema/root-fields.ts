@@ -1,0 +1,66 @@
+import type PrismaTypes from '../generated/pothos-types.js';
+import { prisma } from '../db/index.js';
+import { builder } from './builder.js';
+import { filterToWhere, modelFilter, modelOrder, orderToPrisma, type FilterKind } from './filters.js';
+import { connectionOptions } from './pagination.js';
+
+type ModelName = keyof PrismaTypes & string;
+
+interface Delegate {
+  findMany(args: object): Promise<unknown[]>;
+  findUnique(args: object): Promise<unknown>;
+  count(args: object): Promise<number>;
+}
+
+function delegate(model: ModelName): Delegate {
+  const key = model[0].toLowerCase() + model.slice(1);
+  return (prisma() as unknown as Record<string, Delegate>)[key];
+}
+
+export interface RootFieldsSpec {
+  /** The Prisma model behind the type. */
+  model: ModelName;
+  /** The GraphQL type name, when it differs from the model's. */
+  typeName?: string;
+  /** Name of the root connection, e.g. `whiteboards`. */
+  list: string;
+  /** Name of the root lookup by row id, e.g. `whiteboard`. */
+  single: string;
+  /** Columns the list can be filtered on, and how. */
+  filter: Record<string, FilterKind>;
+  /** Columns the list can be sorted by. */
+  order: string[];
+}
+
+/** Adds the root connection (filter, orderBy, cursor pages, totalCount) and the lookup by `rowId` of one entity family. */
+export function defineRootFields(spec: RootFieldsSpec): void {
+  const typeName = spec.typeName ?? spec.model;
+  const Filter = modelFilter(typeName, spec.filter);
+  const OrderBy = modelOrder(typeName, spec.order);
+  const rows = () => delegate(spec.model);
+
+  builder.queryField(spec.list, (t) =>
+    t.prismaConnection({
+      type: spec.model as never,
+      ...connectionOptions,
+      description: `${typeName} rows, a page at a time.`,
+      args: {
+        filter: t.arg({ type: Filter }),
+        orderBy: t.arg({ type: [OrderBy], description: 'Sort keys in order of precedence; the row id breaks ties.' }),
+      },
+      totalCount: (_parent, args) => rows().count({ where: filterToWhere(args.filter) }),
+      resolve: (query, _parent, args) =>
+        rows().findMany({ ...query, where: filterToWhere(args.filter), orderBy: orderToPrisma(args.orderBy) }) as never,
+    }),
+  );
+
+  builder.queryField(spec.single, (t) =>
+    t.prismaField({
+      type: spec.model as never,
+      nullable: true,
+      description: `One ${typeName} by its database id; null when there is none.`,
+      args: { rowId: t.arg.int({ required: true }) },
+      resolve: (query, _parent, args) => rows().findUnique({ ...query, where: { id: args.rowId } }) as never,
+    }),
+  );
+}
