@@ -1,9 +1,10 @@
 import { builder } from './builder.js';
+import { rowIdNode } from './global-id.js';
 import { ActionMethod, ActionMethodFilter } from './enums.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('UserActionLog', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'One successful change: who changed which entity, in which organization, when.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),

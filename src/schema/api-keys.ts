@@ -1,9 +1,10 @@
 import { builder } from './builder.js';
+import { rowIdNode } from './global-id.js';
 import { ApiKeyPermission, ApiKeyPermissionFilter } from './enums.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('ApiKey', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'A key for the X-API-KEY header; only its prefix is ever shown after creation.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),

@@ -1,10 +1,11 @@
 import { builder } from './builder.js';
+import { rowIdNode } from './global-id.js';
 import { DataStreamConnectionDirection } from './enums.js';
 import { pageByOrder } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('DataStream', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'A named flow of data across a board, told as slides and walked through connections.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -24,7 +25,7 @@ builder.prismaNode('DataStream', {
 });
 
 builder.prismaNode('DataStreamConnection', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'A step of a data stream: the object connection it follows, in order.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -41,7 +42,7 @@ builder.prismaNode('DataStreamConnection', {
 });
 
 builder.prismaNode('Slide', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'A slide of a data stream: what to show, and where the camera looks.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),

@@ -1,4 +1,5 @@
 import { builder } from './builder.js';
+import { rowIdNode } from './global-id.js';
 import { pageById } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 
@@ -6,7 +7,7 @@ import { defineRootFields } from './root-fields.js';
 export const filesPath = '/files/';
 
 builder.prismaNode('File', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'An uploaded file (the legacy "file reference").',
   fields: (t) => ({
     rowId: t.exposeInt('id'),

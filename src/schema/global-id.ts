@@ -11,3 +11,6 @@ export function decodeGlobalId(globalId: string): { typename: string; id: string
   }
   return { typename, id };
 }
+
+/** Every node's global id wraps its row id; a node id with no row resolves to null, not an error. */
+export const rowIdNode = { id: { field: 'id' as const }, nullable: true as const };

@@ -1,10 +1,11 @@
 import { builder } from './builder.js';
+import { rowIdNode } from './global-id.js';
 import { HighlightOperand, HighlightOperandFilter } from './enums.js';
 import { pageById } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('WhiteboardHighlightGroup', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'Highlights of a board switched on and off together.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -19,7 +20,7 @@ builder.prismaNode('WhiteboardHighlightGroup', {
 });
 
 builder.prismaNode('WhiteboardHighlight', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: "A rule marking the board's objects of a class whose attribute compares to a value by the operand.",
   fields: (t) => ({
     rowId: t.exposeInt('id'),

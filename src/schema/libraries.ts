@@ -1,4 +1,5 @@
 import { builder } from './builder.js';
+import { rowIdNode } from './global-id.js';
 import {
   ClassConfAttributeType,
   ClassConfAttributeTypeFilter,
@@ -11,7 +12,7 @@ import { pageById, pageByOrder } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('Library', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: "An organization's library of object classes and their textures.",
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -30,7 +31,7 @@ builder.prismaNode('Library', {
 });
 
 builder.prismaNode('ClassConf', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'A class of objects in a library: its kind, how it is drawn, and the attributes its objects carry.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -51,7 +52,7 @@ builder.prismaNode('ClassConf', {
 });
 
 builder.prismaNode('ClassConfAttribute', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'An attribute every object of a class carries, of one type.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -71,7 +72,7 @@ builder.prismaNode('ClassConfAttribute', {
 
 builder.prismaNode('ClassTexture', {
   name: 'Texture',
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'How objects of a class are drawn: layout of icon, name and class name, light and dark theme.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),

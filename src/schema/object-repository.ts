@@ -1,8 +1,9 @@
 import { builder } from './builder.js';
+import { rowIdNode } from './global-id.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('ObjectRepositoryEntry', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: "An object published to its organization's repository for reuse on other boards.",
   fields: (t) => ({
     rowId: t.exposeInt('id'),

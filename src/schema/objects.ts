@@ -1,10 +1,11 @@
 import { builder } from './builder.js';
+import { rowIdNode } from './global-id.js';
 import { ObjectConnectionDirection, ObjectConnectionShape, ObjectConnectionStyle } from './enums.js';
 import { pageById } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('WhiteboardObject', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'A thing on a board, optionally of a library class whose attributes it fills in.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -28,7 +29,7 @@ builder.prismaNode('WhiteboardObject', {
 });
 
 builder.prismaNode('WhiteboardObjectInstance', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'Where an object is drawn on its board.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -45,7 +46,7 @@ builder.prismaNode('WhiteboardObjectInstance', {
 });
 
 builder.prismaNode('WhiteboardObjectAttribute', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: "An object's value for one attribute of its class, in the field of the attribute's type.",
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -63,7 +64,7 @@ builder.prismaNode('WhiteboardObjectAttribute', {
 });
 
 builder.prismaNode('WhiteboardObjectConnection', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'A drawn link between two objects of one board.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -85,7 +86,7 @@ builder.prismaNode('WhiteboardObjectConnection', {
 });
 
 builder.prismaNode('WhiteboardObjectRelation', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'Nesting of objects: the child lies inside the parent.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),

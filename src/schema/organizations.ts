@@ -1,10 +1,11 @@
 import { builder } from './builder.js';
+import { rowIdNode } from './global-id.js';
 import { RateCode, RateCodeFilter } from './enums.js';
 import { pageById } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('Rate', {
-  id: { field: 'id' },
+  ...rowIdNode,
   fields: (t) => ({
     rowId: t.exposeInt('id'),
     code: t.expose('code', { type: RateCode }),
@@ -18,7 +19,7 @@ builder.prismaNode('Rate', {
 });
 
 builder.prismaNode('Organization', {
-  id: { field: 'id' },
+  ...rowIdNode,
   fields: (t) => ({
     rowId: t.exposeInt('id'),
     name: t.exposeString('name'),

@@ -1,10 +1,11 @@
 import { builder } from './builder.js';
+import { rowIdNode } from './global-id.js';
 import { Role, RoleFilter } from './enums.js';
 import { pageById } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('User', {
-  id: { field: 'id' },
+  ...rowIdNode,
   fields: (t) => ({
     rowId: t.exposeInt('id'),
     email: t.exposeString('email'),
@@ -25,7 +26,7 @@ builder.prismaNode('User', {
 
 builder.prismaNode('UserOrganization', {
   name: 'Membership',
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'A user belonging to an organization with a role there.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -41,7 +42,7 @@ builder.prismaNode('UserOrganization', {
 });
 
 builder.prismaNode('UserInvite', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'An invitation to join an organization; its token is never shown again.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),

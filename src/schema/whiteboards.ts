@@ -1,9 +1,10 @@
 import { builder } from './builder.js';
+import { rowIdNode } from './global-id.js';
 import { pageById } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('Whiteboard', {
-  id: { field: 'id' },
+  ...rowIdNode,
   description: 'A board of an organization: objects and their connections, data streams told as slides.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
