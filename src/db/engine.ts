@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 
 /** A database the gateway can run on: the driver adapter Prisma and the schema engine share, and how to close it. */
@@ -37,15 +38,15 @@ export function describeUrl(url: string): string {
 }
 
 export async function openPostgres(url: string, poolSize: number): Promise<DatabaseEngine> {
-  const adapter = new PrismaPg({ connectionString: url, max: poolSize });
+  // One pool of our own, shared by Prisma and the schema engine, so closing it ends every connection.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
   const location = describeUrl(url);
   try {
-    const connection = await adapter.connect();
-    await connection.queryRaw({ sql: 'SELECT 1', args: [], argTypes: [] });
-    await connection.dispose();
+    await pool.query('SELECT 1');
   } catch (error) {
+    await pool.end();
     const reason = error instanceof Error && error.message ? `: ${error.message.split('\n')[0]}` : '';
     throw new DatabaseStartError(`cannot reach PostgreSQL at ${location}${reason}`);
   }
-  return { kind: 'postgres', adapter, location, close: async () => {} };
+  return { kind: 'postgres', adapter: new PrismaPg(pool), location, close: () => pool.end() };
 }

@@ -1,0 +1,33 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../src/db/index.js';
+import { seedDemo } from '../../src/db/seed/index.js';
+
+/**
+ * A migrated, seeded database of this test file's own: PGlite in memory by default, or a new
+ * database on the server of TEST_DATABASE_URL, dropped again by `drop`.
+ */
+export async function openTestDatabase(): Promise<{ database: Database; drop(): Promise<void> }> {
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) {
+    const database = await openDatabase({});
+    await seedDemo(database.prisma);
+    return { database, drop: () => database.close() };
+  }
+  const name = `gateway_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ databaseUrl: url.toString(), poolSize: 4 });
+  await seedDemo(database.prisma);
+  return {
+    database,
+    async drop() {
+      await database.close();
+      await admin.query(`DROP DATABASE "${name}" WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { loadConfig } from '../../src/config.js';
+import type { Database } from '../../src/db/index.js';
+import { createApp } from '../../src/http/app.js';
+import { schema } from '../../src/schema/index.js';
+import { openTestDatabase } from './database.js';
+
+export interface GraphQLResponse<T = Record<string, any>> {
+  status: number;
+  data?: T;
+  errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[];
+}
+
+export interface TestServer {
+  url: string;
+  database: Database;
+  /** Sends a GraphQL operation over HTTP, as a client would. */
+  graphql<T = Record<string, any>>(query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse<T>>;
+  /** Runs `work` and counts the SQL statements Prisma sent meanwhile. */
+  countStatements<T>(work: () => Promise<T>): Promise<{ result: T; statements: string[] }>;
+  close(): Promise<void>;
+}
+
+/** The whole gateway on a real port over this test file's own seeded database. */
+export async function startTestServer(): Promise<TestServer> {
+  const { database, drop } = await openTestDatabase();
+  const { app } = createApp({ schema, config: loadConfig({}) });
+  const server: ServerType = await new Promise((resolve) => {
+    const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url,
+    database,
+    async graphql(query, variables) {
+      const response = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+        body: JSON.stringify({ query, variables }),
+      });
+      return { status: response.status, ...(await response.json()) };
+    },
+    async countStatements(work) {
+      const statements: string[] = [];
+      const listener = (sql: string) => statements.push(sql);
+      database.onQuery.add(listener);
+      try {
+        return { result: await work(), statements };
+      } finally {
+        database.onQuery.delete(listener);
+      }
+    },
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      await drop();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { createApp } from '../src/http/app.js';
+import { schema } from '../src/schema/index.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+describe('probes', () => {
+  it('answers /health and /ready', async () => {
+    const health = await fetch(`${server.url}/health`);
+    expect([health.status, await health.json()]).toEqual([200, { status: 'ok' }]);
+    const ready = await fetch(`${server.url}/ready`);
+    expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready' }]);
+  });
+
+  it('answers 404 for an unknown path', async () => {
+    const response = await fetch(`${server.url}/nowhere`);
+    expect(response.status).toBe(404);
+  });
+});
+
+describe('GraphiQL', () => {
+  it('serves the page and every asset it names from this server, none from elsewhere', async () => {
+    const page = await fetch(`${server.url}/graphql`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).not.toMatch(/https?:\/\//);
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
+    expect(assets.length).toBeGreaterThanOrEqual(2);
+    for (const asset of assets) {
+      const response = await fetch(new URL(asset, server.url));
+      expect(response.status, asset).toBe(200);
+      expect((await response.arrayBuffer()).byteLength, asset).toBeGreaterThan(0);
+    }
+  });
+
+  it('can be switched off, and introspection with it', async () => {
+    const { app } = createApp({ schema, config: loadConfig({ GRAPHIQL: 'false', INTROSPECTION: 'false' }) });
+    const page = await app.request('/graphql', { headers: { accept: 'text/html' } });
+    expect(await page.text()).not.toContain('<html');
+    const introspection = await app.request('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __schema { queryType { name } } }' }),
+    });
+    const body = await introspection.json();
+    expect(body.errors?.[0]?.message).toMatch(/introspection/i);
+  });
+});
+
+describe('GraphQL over HTTP', () => {
+  it('answers a query sent by GET', async () => {
+    const get = await fetch(`${server.url}/graphql?query=${encodeURIComponent('{ rates(first: 1) { totalCount } }')}`);
+    expect(get.status).toBe(200);
+    expect((await get.json()).data.rates.totalCount).toBe(4);
+  });
+});

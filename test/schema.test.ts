@@ -1,0 +1,18 @@
+import { readFileSync } from 'node:fs';
+import { expect, it } from 'vitest';
+import { openPglite } from '../src/db/engine.js';
+import { pendingSchemaChanges } from '../src/db/migrate.js';
+import { printSortedSchema } from '../src/schema/print.js';
+
+it('schema.graphql is printed from the current code (run npm run schema:print)', () => {
+  expect(readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8')).toBe(printSortedSchema());
+});
+
+it('every change of schema.prisma is held by a migration (run npm run db:migration -- <name>)', async () => {
+  const engine = await openPglite(undefined);
+  try {
+    expect(await pendingSchemaChanges(engine.adapter)).toBe('');
+  } finally {
+    await engine.close();
+  }
+});

@@ -1,0 +1,13 @@
+import { createRequire } from 'node:module';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  // Pothos loads graphql as CommonJS; one copy for everyone, or instanceof checks fail across "realms".
+  resolve: { alias: { graphql: createRequire(import.meta.url).resolve('graphql') } },
+  test: {
+    include: ['test/**/*.test.ts'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+  },
+});
