@@ -6,17 +6,19 @@ import { countRows, isEmpty, seedDemo, truncateAll } from '../src/db/seed/index.
 const reset = process.argv.slice(2).includes('--reset');
 let database: Database | undefined;
 try {
-  database = await openDatabase(loadConfig());
+  const config = loadConfig();
+  database = await openDatabase(config);
   const { prisma, engine } = database;
   if (!reset && !(await isEmpty(prisma))) {
     console.log(`${engine.location} already holds data; nothing seeded (use --reset to replace it)`);
   } else {
     const started = performance.now();
     if (reset) await truncateAll(prisma);
-    await seedDemo(prisma);
+    const keys = await seedDemo(prisma, config.demoApiKey);
     const ms = Math.round(performance.now() - started);
     const counts = Object.entries(await countRows(prisma)).map(([model, n]) => `${n} ${model}`);
     console.log(`seeded ${engine.location}${reset ? ' (reset)' : ''} in ${ms} ms: ${counts.join(', ')}`);
+    for (const [holder, secret] of Object.entries(keys)) console.log(`API key of the demo ${holder}: ${secret}`);
   }
 } catch (error) {
   console.error(`db:seed failed: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`);

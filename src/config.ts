@@ -16,6 +16,16 @@ export interface Config {
   introspection: boolean;
   /** Load the demo data into an empty embedded database at start. @default true */
   seedDemo: boolean;
+  /** Secret of the demo owner's API key, so scripts can rely on it. @default a random one */
+  demoApiKey: string | undefined;
+  /** Deepest selection an operation may nest (a connection hop counts three: field, edges, node). @default 15 */
+  maxDepth: number;
+  /** Most aliases in one operation. @default 30 */
+  maxAliases: number;
+  /** Highest estimated cost of one operation (graphql-armor's: 2 per object, 1 per scalar, growing with depth). @default 20000 */
+  maxCost: number;
+  /** Largest request body, in bytes. @default 1048576 */
+  maxBodyBytes: number;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -39,5 +49,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphiql: flag(env.GRAPHIQL, true),
     introspection: flag(env.INTROSPECTION, true),
     seedDemo: flag(env.SEED_DEMO, true),
+    demoApiKey: env.DEMO_API_KEY || undefined,
+    maxDepth: integer('MAX_DEPTH', env.MAX_DEPTH, 15),
+    maxAliases: integer('MAX_ALIASES', env.MAX_ALIASES, 30),
+    maxCost: integer('MAX_COST', env.MAX_COST, 20_000),
+    maxBodyBytes: integer('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 1_048_576),
   };
 }

@@ -45,7 +45,7 @@ describe('GraphiQL', () => {
     expect(await page.text()).not.toContain('<html');
     const introspection = await app.request('/graphql', {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'x-api-key': server.keys.owner },
       body: JSON.stringify({ query: '{ __schema { queryType { name } } }' }),
     });
     const body = await introspection.json();
@@ -55,7 +55,9 @@ describe('GraphiQL', () => {
 
 describe('GraphQL over HTTP', () => {
   it('answers a query sent by GET', async () => {
-    const get = await fetch(`${server.url}/graphql?query=${encodeURIComponent('{ rates(first: 1) { totalCount } }')}`);
+    const get = await fetch(`${server.url}/graphql?query=${encodeURIComponent('{ rates(first: 1) { totalCount } }')}`, {
+      headers: { 'x-api-key': server.keys.viewer },
+    });
     expect(get.status).toBe(200);
     expect((await get.json()).data.rates.totalCount).toBe(4);
   });

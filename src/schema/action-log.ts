@@ -4,7 +4,7 @@ import { ActionMethod, ActionMethodFilter } from './enums.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('UserActionLog', {
-  ...rowIdNode,
+  ...rowIdNode('UserActionLog'),
   description: 'One successful change: who changed which entity, in which organization, when.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),

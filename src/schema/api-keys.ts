@@ -1,10 +1,16 @@
+import { createApiKey } from '../auth/api-keys.js';
+import { forgetKey } from '../auth/principal.js';
+import { keyAllows } from '../auth/roles.js';
+import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
-import { rowIdNode } from './global-id.js';
+import { recordChange } from './changes.js';
 import { ApiKeyPermission, ApiKeyPermissionFilter } from './enums.js';
+import { badUserInput, forbidden, notFound } from './errors.js';
+import { rowIdNode } from './global-id.js';
 import { defineRootFields } from './root-fields.js';
 
-builder.prismaNode('ApiKey', {
-  ...rowIdNode,
+const ApiKey = builder.prismaNode('ApiKey', {
+  ...rowIdNode('ApiKey'),
   description: 'A key for the X-API-KEY header; only its prefix is ever shown after creation.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -27,3 +33,62 @@ defineRootFields({
   filter: { userId: 'Int', name: 'String', permission: ApiKeyPermissionFilter, expiresAt: 'DateTime', revokedAt: 'DateTime' },
   order: ['id', 'name', 'createdAt', 'lastUsedAt'],
 });
+
+const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    permission: t.field({ type: ApiKeyPermission, required: true, description: 'At most the permission of the key making the request.' }),
+    expiresAt: t.field({ type: 'DateTime', description: 'When the key stops working; never when omitted.' }),
+  }),
+});
+
+type ApiKeyRow = Awaited<ReturnType<typeof createApiKey>>;
+
+const CreateApiKeyPayload = builder.objectRef<{ apiKey: ApiKeyRow; secret: string }>('CreateApiKeyPayload').implement({
+  fields: (t) => ({
+    apiKey: t.field({ type: ApiKey, resolve: (payload) => payload.apiKey }),
+    secret: t.exposeString('secret', { description: 'The key to send in X-API-KEY. Shown this once; only a hash is stored.' }),
+  }),
+});
+
+const RevokeApiKeyInput = builder.inputType('RevokeApiKeyInput', {
+  fields: (t) => ({ id: t.globalID({ required: true, for: ApiKey, description: "One of the caller's keys." }) }),
+});
+
+const RevokeApiKeyPayload = builder.objectRef<{ apiKey: Omit<ApiKeyRow, 'secret'> }>('RevokeApiKeyPayload').implement({
+  fields: (t) => ({ apiKey: t.field({ type: ApiKey, resolve: (payload) => payload.apiKey }) }),
+});
+
+builder.mutationFields((t) => ({
+  createApiKey: t.field({
+    type: CreateApiKeyPayload,
+    description: "Issues a key for the caller's own user.",
+    args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const name = input.name.trim();
+      if (!name || name.length > 100) throw badUserInput('name must be 1 to 100 characters', 'input.name');
+      if (!keyAllows(ctx.principal.permission, input.permission)) throw forbidden(`A ${ctx.principal.permission} key cannot issue a ${input.permission} key`);
+      if (input.expiresAt && input.expiresAt <= new Date()) throw badUserInput('expiresAt must be in the future', 'input.expiresAt');
+      const change = { method: 'CREATE', entityType: 'ApiKey', organizationId: ctx.principal.activeOrganizationId } as const;
+      const apiKey = await recordChange(ctx, change, (tx) =>
+        createApiKey(tx, { userId: ctx.principal.userId, name, permission: input.permission, expiresAt: input.expiresAt }),
+      );
+      return { apiKey, secret: apiKey.secret };
+    },
+  }),
+  revokeApiKey: t.field({
+    type: RevokeApiKeyPayload,
+    description: "Stops one of the caller's keys at once.",
+    args: { input: t.arg({ type: RevokeApiKeyInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const key = await prisma().apiKey.findFirst({ where: { id: Number(input.id.id), userId: ctx.principal.userId } });
+      if (!key) throw notFound('API key');
+      const change = { method: 'UPDATE', entityType: 'ApiKey', organizationId: ctx.principal.activeOrganizationId } as const;
+      const apiKey = await recordChange(ctx, change, (tx) =>
+        tx.apiKey.update({ where: { id: key.id }, data: { revokedAt: key.revokedAt ?? new Date() } }),
+      );
+      forgetKey(key.secretHash);
+      return { apiKey };
+    },
+  }),
+}));

@@ -1,14 +1,18 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import { keyAllows } from '../auth/roles.js';
 import { prisma } from '../db/index.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { Context } from './context.js';
+import { forbidden } from './errors.js';
 import { decodeGlobalId } from './global-id.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;
+  AuthScopes: { writeKey: boolean; platformAdmin: boolean };
   PrismaTypes: PrismaTypes;
   DefaultFieldNullability: false;
   DefaultEdgesNullability: false;
@@ -18,7 +22,8 @@ export const builder = new SchemaBuilder<{
     ID: { Input: string; Output: string | number };
   };
 }>({
-  plugins: [PrismaPlugin, RelayPlugin],
+  // Relay first, so scope checks see decoded global ids.
+  plugins: [RelayPlugin, ScopeAuthPlugin, PrismaPlugin],
   defaultFieldNullability: false,
   prisma: {
     client: () => prisma(),
@@ -27,6 +32,14 @@ export const builder = new SchemaBuilder<{
     filterConnectionTotalCount: true,
     // A resolver that forgets to spread the planned query would silently cost a statement per row.
     onUnusedQuery: process.env.NODE_ENV === 'production' ? null : 'error',
+  },
+  scopeAuth: {
+    authScopes: (ctx) => ({
+      writeKey: keyAllows(ctx.principal.permission, 'READ_WRITE'),
+      platformAdmin: ctx.principal.isAdmin,
+    }),
+    unauthorizedError: (_parent, ctx, _info, result) =>
+      forbidden(ctx.principal.permission === 'READ_ONLY' ? 'This API key is read-only' : result.message),
   },
   relay: {
     clientMutationId: 'omit',
@@ -38,6 +51,8 @@ export const builder = new SchemaBuilder<{
 });
 
 builder.queryType({});
+// A read-only key can never change anything, whatever its user's role.
+builder.mutationType({ authScopes: { writeKey: true } });
 
 builder.scalarType('DateTime', {
   description: 'An ISO 8601 timestamp in UTC, e.g. 2026-01-05T09:00:00.000Z.',

@@ -1,11 +1,16 @@
 import type { YogaInitialContext } from 'graphql-yoga';
 import { initContextCache } from '@pothos/core';
+import { resolvePrincipal, type Principal } from '../auth/principal.js';
+import { unauthenticated } from './errors.js';
 
-/** Made per request; loaders and the caller's identity (once authentication lands) live here. */
+/** Made per request; every operation runs as the principal of its API key. */
 export interface Context {
   request: Request;
+  principal: Principal;
 }
 
-export function createContext(initial: YogaInitialContext): Context {
-  return { ...initContextCache(), request: initial.request };
+export async function createContext(initial: YogaInitialContext): Promise<Context> {
+  const principal = await resolvePrincipal(initial.request.headers.get('x-api-key'));
+  if (!principal) throw unauthenticated();
+  return { ...initContextCache(), request: initial.request, principal };
 }

@@ -5,7 +5,7 @@ import { pageByOrder } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('DataStream', {
-  ...rowIdNode,
+  ...rowIdNode('DataStream'),
   description: 'A named flow of data across a board, told as slides and walked through connections.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -25,7 +25,7 @@ builder.prismaNode('DataStream', {
 });
 
 builder.prismaNode('DataStreamConnection', {
-  ...rowIdNode,
+  ...rowIdNode('DataStreamConnection'),
   description: 'A step of a data stream: the object connection it follows, in order.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -42,7 +42,7 @@ builder.prismaNode('DataStreamConnection', {
 });
 
 builder.prismaNode('Slide', {
-  ...rowIdNode,
+  ...rowIdNode('Slide'),
   description: 'A slide of a data stream: what to show, and where the camera looks.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),

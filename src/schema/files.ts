@@ -7,7 +7,7 @@ import { defineRootFields } from './root-fields.js';
 export const filesPath = '/files/';
 
 builder.prismaNode('File', {
-  ...rowIdNode,
+  ...rowIdNode('File'),
   description: 'An uploaded file (the legacy "file reference").',
   fields: (t) => ({
     rowId: t.exposeInt('id'),

@@ -1,3 +1,5 @@
+import { tenancyWhere, type ModelName } from '../auth/tenancy.js';
+import type { Context } from './context.js';
 import { badUserInput } from './errors.js';
 
 // Relay's default global id: base64 of "Type:rowId". A malformed one is the caller's error, not ours.
@@ -12,5 +14,14 @@ export function decodeGlobalId(globalId: string): { typename: string; id: string
   return { typename, id };
 }
 
-/** Every node's global id wraps its row id; a node id with no row resolves to null, not an error. */
-export const rowIdNode = { id: { field: 'id' as const }, nullable: true as const };
+/**
+ * Node options shared by every type: the global id wraps the row id, and a node id with no row the
+ * caller may see (none at all, or one of another organization) resolves to null, not an error.
+ */
+export function rowIdNode(model: ModelName) {
+  return {
+    id: { field: 'id' as const },
+    nullable: true as const,
+    findUnique: (id: string, ctx: Context) => ({ id: Number(id), AND: [tenancyWhere(model, ctx.principal)] }),
+  };
+}

@@ -5,7 +5,7 @@ import { pageById } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('WhiteboardHighlightGroup', {
-  ...rowIdNode,
+  ...rowIdNode('WhiteboardHighlightGroup'),
   description: 'Highlights of a board switched on and off together.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -20,7 +20,7 @@ builder.prismaNode('WhiteboardHighlightGroup', {
 });
 
 builder.prismaNode('WhiteboardHighlight', {
-  ...rowIdNode,
+  ...rowIdNode('WhiteboardHighlight'),
   description: "A rule marking the board's objects of a class whose attribute compares to a value by the operand.",
   fields: (t) => ({
     rowId: t.exposeInt('id'),

@@ -12,7 +12,7 @@ import { pageById, pageByOrder } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('Library', {
-  ...rowIdNode,
+  ...rowIdNode('Library'),
   description: "An organization's library of object classes and their textures.",
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -31,7 +31,7 @@ builder.prismaNode('Library', {
 });
 
 builder.prismaNode('ClassConf', {
-  ...rowIdNode,
+  ...rowIdNode('ClassConf'),
   description: 'A class of objects in a library: its kind, how it is drawn, and the attributes its objects carry.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -52,7 +52,7 @@ builder.prismaNode('ClassConf', {
 });
 
 builder.prismaNode('ClassConfAttribute', {
-  ...rowIdNode,
+  ...rowIdNode('ClassConfAttribute'),
   description: 'An attribute every object of a class carries, of one type.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -72,7 +72,7 @@ builder.prismaNode('ClassConfAttribute', {
 
 builder.prismaNode('ClassTexture', {
   name: 'Texture',
-  ...rowIdNode,
+  ...rowIdNode('ClassTexture'),
   description: 'How objects of a class are drawn: layout of icon, name and class name, light and dark theme.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),

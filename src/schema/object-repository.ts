@@ -3,7 +3,7 @@ import { rowIdNode } from './global-id.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('ObjectRepositoryEntry', {
-  ...rowIdNode,
+  ...rowIdNode('ObjectRepositoryEntry'),
   description: "An object published to its organization's repository for reuse on other boards.",
   fields: (t) => ({
     rowId: t.exposeInt('id'),

@@ -5,7 +5,7 @@ import { pageById } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('WhiteboardObject', {
-  ...rowIdNode,
+  ...rowIdNode('WhiteboardObject'),
   description: 'A thing on a board, optionally of a library class whose attributes it fills in.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -29,7 +29,7 @@ builder.prismaNode('WhiteboardObject', {
 });
 
 builder.prismaNode('WhiteboardObjectInstance', {
-  ...rowIdNode,
+  ...rowIdNode('WhiteboardObjectInstance'),
   description: 'Where an object is drawn on its board.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -46,7 +46,7 @@ builder.prismaNode('WhiteboardObjectInstance', {
 });
 
 builder.prismaNode('WhiteboardObjectAttribute', {
-  ...rowIdNode,
+  ...rowIdNode('WhiteboardObjectAttribute'),
   description: "An object's value for one attribute of its class, in the field of the attribute's type.",
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -64,7 +64,7 @@ builder.prismaNode('WhiteboardObjectAttribute', {
 });
 
 builder.prismaNode('WhiteboardObjectConnection', {
-  ...rowIdNode,
+  ...rowIdNode('WhiteboardObjectConnection'),
   description: 'A drawn link between two objects of one board.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -86,7 +86,7 @@ builder.prismaNode('WhiteboardObjectConnection', {
 });
 
 builder.prismaNode('WhiteboardObjectRelation', {
-  ...rowIdNode,
+  ...rowIdNode('WhiteboardObjectRelation'),
   description: 'Nesting of objects: the child lies inside the parent.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),

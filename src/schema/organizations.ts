@@ -1,11 +1,11 @@
 import { builder } from './builder.js';
 import { rowIdNode } from './global-id.js';
 import { RateCode, RateCodeFilter } from './enums.js';
-import { pageById } from './pagination.js';
+import { pageById, pageInTenancy } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('Rate', {
-  ...rowIdNode,
+  ...rowIdNode('Rate'),
   fields: (t) => ({
     rowId: t.exposeInt('id'),
     code: t.expose('code', { type: RateCode }),
@@ -14,12 +14,12 @@ builder.prismaNode('Rate', {
     maxWhiteboards: t.exposeInt('maxWhiteboards', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    organizations: t.relatedConnection('organizations', pageById),
+    organizations: t.relatedConnection('organizations', pageInTenancy('Organization')),
   }),
 });
 
 builder.prismaNode('Organization', {
-  ...rowIdNode,
+  ...rowIdNode('Organization'),
   fields: (t) => ({
     rowId: t.exposeInt('id'),
     name: t.exposeString('name'),

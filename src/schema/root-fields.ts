@@ -1,10 +1,8 @@
-import type PrismaTypes from '../generated/pothos-types.js';
+import { tenancyWhere, type ModelName } from '../auth/tenancy.js';
 import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
 import { filterToWhere, modelFilter, modelOrder, orderToPrisma, type FilterKind } from './filters.js';
 import { connectionOptions } from './pagination.js';
-
-type ModelName = keyof PrismaTypes & string;
 
 interface Delegate {
   findMany(args: object): Promise<unknown[]>;
@@ -32,7 +30,10 @@ export interface RootFieldsSpec {
   order: string[];
 }
 
-/** Adds the root connection (filter, orderBy, cursor pages, totalCount) and the lookup by `rowId` of one entity family. */
+/**
+ * Adds the root connection (filter, orderBy, cursor pages, totalCount) and the lookup by `rowId` of
+ * one entity family, both limited in the database query to the caller's organizations.
+ */
 export function defineRootFields(spec: RootFieldsSpec): void {
   const typeName = spec.typeName ?? spec.model;
   const Filter = modelFilter(typeName, spec.filter);
@@ -48,9 +49,13 @@ export function defineRootFields(spec: RootFieldsSpec): void {
         filter: t.arg({ type: Filter }),
         orderBy: t.arg({ type: [OrderBy], description: 'Sort keys in order of precedence; the row id breaks ties.' }),
       },
-      totalCount: (_parent, args) => rows().count({ where: filterToWhere(args.filter) }),
-      resolve: (query, _parent, args) =>
-        rows().findMany({ ...query, where: filterToWhere(args.filter), orderBy: orderToPrisma(args.orderBy) }) as never,
+      totalCount: (_parent, args, ctx) => rows().count({ where: { AND: [filterToWhere(args.filter), tenancyWhere(spec.model, ctx.principal)] } }),
+      resolve: (query, _parent, args, ctx) =>
+        rows().findMany({
+          ...query,
+          where: { AND: [filterToWhere(args.filter), tenancyWhere(spec.model, ctx.principal)] },
+          orderBy: orderToPrisma(args.orderBy),
+        }) as never,
     }),
   );
 
@@ -60,7 +65,8 @@ export function defineRootFields(spec: RootFieldsSpec): void {
       nullable: true,
       description: `One ${typeName} by its database id; null when there is none.`,
       args: { rowId: t.arg.int({ required: true }) },
-      resolve: (query, _parent, args) => rows().findUnique({ ...query, where: { id: args.rowId } }) as never,
+      resolve: (query, _parent, args, ctx) =>
+        rows().findUnique({ ...query, where: { id: args.rowId, AND: [tenancyWhere(spec.model, ctx.principal)] } }) as never,
     }),
   );
 }

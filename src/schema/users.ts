@@ -1,11 +1,16 @@
+import { forgetUser } from '../auth/principal.js';
+import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
+import { recordChange } from './changes.js';
+import { notFound } from './errors.js';
 import { rowIdNode } from './global-id.js';
 import { Role, RoleFilter } from './enums.js';
-import { pageById } from './pagination.js';
+import { pageInTenancy } from './pagination.js';
+import { tenancyWhere } from '../auth/tenancy.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('User', {
-  ...rowIdNode,
+  ...rowIdNode('User'),
   fields: (t) => ({
     rowId: t.exposeInt('id'),
     email: t.exposeString('email'),
@@ -16,17 +21,21 @@ builder.prismaNode('User', {
     organizationId: t.exposeInt('activeOrganizationId', { nullable: true, description: 'The active organization.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    activeOrganization: t.relation('activeOrganization', { nullable: true }),
-    memberships: t.relatedConnection('memberships', pageById),
-    whiteboards: t.relatedConnection('whiteboards', pageById),
-    libraries: t.relatedConnection('libraries', pageById),
-    apiKeys: t.relatedConnection('apiKeys', pageById),
+    activeOrganization: t.relation('activeOrganization', {
+      nullable: true,
+      description: "The user's active organization, when the caller may see it.",
+      query: (_args, ctx) => ({ where: tenancyWhere('Organization', ctx.principal) }),
+    }),
+    memberships: t.relatedConnection('memberships', pageInTenancy('UserOrganization')),
+    whiteboards: t.relatedConnection('whiteboards', pageInTenancy('Whiteboard')),
+    libraries: t.relatedConnection('libraries', pageInTenancy('Library')),
+    apiKeys: t.relatedConnection('apiKeys', pageInTenancy('ApiKey')),
   }),
 });
 
 builder.prismaNode('UserOrganization', {
   name: 'Membership',
-  ...rowIdNode,
+  ...rowIdNode('UserOrganization'),
   description: 'A user belonging to an organization with a role there.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -42,7 +51,7 @@ builder.prismaNode('UserOrganization', {
 });
 
 builder.prismaNode('UserInvite', {
-  ...rowIdNode,
+  ...rowIdNode('UserInvite'),
   description: 'An invitation to join an organization; its token is never shown again.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -83,3 +92,43 @@ defineRootFields({
   filter: { email: 'String', organizationId: 'Int', role: RoleFilter, expiresAt: 'DateTime' },
   order: ['id', 'email', 'expiresAt', 'createdAt'],
 });
+
+builder.queryField('me', (t) =>
+  t.prismaField({
+    type: 'User',
+    description: 'The user of the API key making the request.',
+    resolve: (query, _root, _args, ctx) => prisma().user.findUniqueOrThrow({ ...query, where: { id: ctx.principal.userId } }),
+  }),
+);
+
+const UpdateActiveOrganizationInput = builder.inputType('UpdateActiveOrganizationInput', {
+  fields: (t) => ({ organizationId: t.int({ required: true, description: 'Row id of an organization the caller belongs to.' }) }),
+});
+
+const UpdateActiveOrganizationPayload = builder.objectRef<{ userId: number }>('UpdateActiveOrganizationPayload').implement({
+  fields: (t) => ({
+    user: t.prismaField({
+      type: 'User',
+      resolve: (query, payload) => prisma().user.findUniqueOrThrow({ ...query, where: { id: payload.userId } }),
+    }),
+  }),
+});
+
+builder.mutationField('updateActiveOrganization', (t) =>
+  t.field({
+    type: UpdateActiveOrganizationPayload,
+    description: "Switches the caller's active organization among its memberships.",
+    args: { input: t.arg({ type: UpdateActiveOrganizationInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const { principal } = ctx;
+      // Another organization answers like one that does not exist.
+      if (!principal.roles.has(input.organizationId)) throw notFound('Organization');
+      const change = { method: 'UPDATE', entityType: 'User', organizationId: input.organizationId } as const;
+      await recordChange(ctx, change, (tx) =>
+        tx.user.update({ where: { id: principal.userId }, data: { activeOrganizationId: input.organizationId } }),
+      );
+      forgetUser(principal.userId);
+      return { userId: principal.userId };
+    },
+  }),
+);

@@ -1,10 +1,14 @@
+import { tenancyWhere } from '../auth/tenancy.js';
+import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
+import { authorize, recordChange } from './changes.js';
+import { notFound } from './errors.js';
 import { rowIdNode } from './global-id.js';
 import { pageById } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 
-builder.prismaNode('Whiteboard', {
-  ...rowIdNode,
+const Whiteboard = builder.prismaNode('Whiteboard', {
+  ...rowIdNode('Whiteboard'),
   description: 'A board of an organization: objects and their connections, data streams told as slides.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
@@ -34,3 +38,38 @@ defineRootFields({
   filter: { name: 'String', authorId: 'Int', organizationId: 'Int', inTheArchive: 'Boolean', createdAt: 'DateTime', updatedAt: 'DateTime' },
   order: ['id', 'name', 'createdAt', 'updatedAt'],
 });
+
+const WhiteboardPayload = builder.objectRef<{ whiteboardId: number }>('WhiteboardPayload').implement({
+  fields: (t) => ({
+    whiteboard: t.prismaField({
+      type: 'Whiteboard',
+      resolve: (query, payload) => prisma().whiteboard.findUniqueOrThrow({ ...query, where: { id: payload.whiteboardId } }),
+    }),
+  }),
+});
+
+const ArchiveInput = builder.inputType('WhiteboardArchiveInput', {
+  fields: (t) => ({ id: t.globalID({ required: true, for: Whiteboard, description: 'The board.' }) }),
+});
+
+// Archiving and unarchiving differ only in the flag they set.
+for (const [name, inTheArchive] of [['archiveWhiteboard', true], ['unarchiveWhiteboard', false]] as const) {
+  builder.mutationField(name, (t) =>
+    t.field({
+      type: WhiteboardPayload,
+      description: inTheArchive ? 'Moves a board to the archive.' : 'Brings a board back from the archive.',
+      args: { input: t.arg({ type: ArchiveInput, required: true }) },
+      resolve: async (_root, { input }, ctx) => {
+        const board = await prisma().whiteboard.findFirst({
+          where: { id: Number(input.id.id), ...tenancyWhere('Whiteboard', ctx.principal) },
+          select: { id: true, organizationId: true },
+        });
+        if (!board) throw notFound('Whiteboard');
+        authorize(ctx, 'archive', board.organizationId);
+        const change = { method: 'UPDATE', entityType: 'Whiteboard', organizationId: board.organizationId } as const;
+        await recordChange(ctx, change, (tx) => tx.whiteboard.update({ where: { id: board.id }, data: { inTheArchive } }));
+        return { whiteboardId: board.id };
+      },
+    }),
+  );
+}

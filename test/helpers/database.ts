@@ -2,17 +2,18 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/index.js';
 import { seedDemo } from '../../src/db/seed/index.js';
+import type { DemoKeys } from '../../src/db/seed/keys.js';
 
 /**
  * A migrated, seeded database of this test file's own: PGlite in memory by default, or a new
  * database on the server of TEST_DATABASE_URL, dropped again by `drop`.
  */
-export async function openTestDatabase(): Promise<{ database: Database; drop(): Promise<void> }> {
+export async function openTestDatabase(): Promise<{ database: Database; keys: DemoKeys; drop(): Promise<void> }> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
     const database = await openDatabase({});
-    await seedDemo(database.prisma);
-    return { database, drop: () => database.close() };
+    const keys = await seedDemo(database.prisma);
+    return { database, keys, drop: () => database.close() };
   }
   const name = `gateway_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
   const admin = new pg.Client({ connectionString: serverUrl });
@@ -21,9 +22,10 @@ export async function openTestDatabase(): Promise<{ database: Database; drop(): 
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const database = await openDatabase({ databaseUrl: url.toString(), poolSize: 4 });
-  await seedDemo(database.prisma);
+  const keys = await seedDemo(database.prisma);
   return {
     database,
+    keys,
     async drop() {
       await database.close();
       await admin.query(`DROP DATABASE "${name}" WITH (FORCE)`);

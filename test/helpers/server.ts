@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/index.js';
 import { createApp } from '../../src/http/app.js';
 import { schema } from '../../src/schema/index.js';
+import type { DemoKeys } from '../../src/db/seed/keys.js';
 import { openTestDatabase } from './database.js';
 
 export interface GraphQLResponse<T = Record<string, any>> {
@@ -15,8 +16,14 @@ export interface GraphQLResponse<T = Record<string, any>> {
 export interface TestServer {
   url: string;
   database: Database;
-  /** Sends a GraphQL operation over HTTP, as a client would. */
-  graphql<T = Record<string, any>>(query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse<T>>;
+  /** The demo roles' API keys. */
+  keys: DemoKeys;
+  /** Sends a GraphQL operation over HTTP, as a client would, with the demo owner's key unless another (or null) is given. */
+  graphql<T = Record<string, any>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    key?: string | null,
+  ): Promise<GraphQLResponse<T>>;
   /** Runs `work` and counts the SQL statements Prisma sent meanwhile. */
   countStatements<T>(work: () => Promise<T>): Promise<{ result: T; statements: string[] }>;
   close(): Promise<void>;
@@ -24,7 +31,7 @@ export interface TestServer {
 
 /** The whole gateway on a real port over this test file's own seeded database. */
 export async function startTestServer(): Promise<TestServer> {
-  const { database, drop } = await openTestDatabase();
+  const { database, keys, drop } = await openTestDatabase();
   const { app } = createApp({ schema, config: loadConfig({}) });
   const server: ServerType = await new Promise((resolve) => {
     const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
@@ -34,10 +41,15 @@ export async function startTestServer(): Promise<TestServer> {
   return {
     url,
     database,
-    async graphql(query, variables) {
+    keys,
+    async graphql(query, variables, key = keys.owner) {
       const response = await fetch(`${url}/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/graphql-response+json',
+          ...(key ? { 'x-api-key': key } : {}),
+        },
         body: JSON.stringify({ query, variables }),
       });
       return { status: response.status, ...(await response.json()) };

@@ -5,6 +5,7 @@ import type { Prisma } from '../index.js';
 import type { Prisma as Client } from '../../generated/prisma/client.js';
 import type { ClassConfAttributeType } from '../../generated/prisma/enums.js';
 import * as data from './data.js';
+import { demoKeyHolders, issueDemoKeys, type DemoKeys } from './keys.js';
 
 type Tx = Client.TransactionClient;
 type Delegate = Uncapitalize<Client.ModelName>;
@@ -31,7 +32,7 @@ export const demo = {
     user: users.length,
     userOrganization: users.flatMap(([, u]) => Object.keys(u.roles)).length,
     userInvite: data.invites.length,
-    apiKey: 0,
+    apiKey: Object.keys(demoKeyHolders).length,
     userActionLog: data.actions.length,
     file: data.files.length,
     library: data.libraries.length,
@@ -76,8 +77,15 @@ export async function truncateAll(prisma: Prisma): Promise<void> {
   await prisma.$executeRawUnsafe(`TRUNCATE ${list} RESTART IDENTITY CASCADE`);
 }
 
-export async function seedDemo(prisma: Prisma): Promise<void> {
-  await prisma.$transaction((tx) => load(tx), { maxWait: 10_000, timeout: 120_000 });
+/** Loads the demo data and issues a key to each demo role; returns their secrets (the owner's is `ownerSecret` when given). */
+export async function seedDemo(prisma: Prisma, ownerSecret?: string): Promise<DemoKeys> {
+  return prisma.$transaction(
+    async (tx) => {
+      await load(tx);
+      return issueDemoKeys(tx, ownerSecret);
+    },
+    { maxWait: 10_000, timeout: 120_000 },
+  );
 }
 
 /** Ids the database gave to the rows of one table, by the keys the data set uses for them. */

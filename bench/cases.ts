@@ -1,0 +1,179 @@
+import { rowsOf, size } from './dataset.js';
+import type { KeyRing } from './keys.js';
+import { boardQuery, nestedQuery } from './queries.js';
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface Case {
+  id: string;
+  title: string;
+  kind: 'GraphQL' | 'REST' | 'mutation';
+  /** Least gateway/floor ratio of requests per second the issue asks for. */
+  ratioTarget?: number;
+  /** Request number i to the gateway; requests vary with i (another board, another key). */
+  gateway(i: number): HttpRequest;
+  /** True when every request is the same, so the load generator builds it once. */
+  constant: boolean;
+  /** Requests n..n+run-1 go over one connection in order (an archive and its unarchive). @default 1 */
+  run?: number;
+  /** Path (with query) of request number i's equivalent on the floor server; read cases only. */
+  floor?(i: number): string;
+  /** Why the case cannot run against this gateway (a route or mutation that does not exist yet). */
+  skip?: string;
+  notes: string[];
+}
+
+/** Key 0 belongs to organization 1: the single-key cases read organization 1's rows. */
+const org = 1;
+const boards = rowsOf(org, size.whiteboards);
+const classes = rowsOf(org, size.classes);
+
+const json = { 'content-type': 'application/json', accept: 'application/graphql-response+json' };
+
+function graphql(keys: KeyRing, key: number, query: string, variables: Record<string, unknown>): HttpRequest {
+  return { method: 'POST', path: '/graphql', headers: { ...json, ...keys.headers(key) }, body: JSON.stringify({ query, variables }) };
+}
+
+/** Sends one request outside the load, for discovery and checks. */
+export async function send(baseUrl: string, request: HttpRequest): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(baseUrl + request.path, { method: request.method, headers: request.headers, body: request.body });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON: kept as text for the report.
+  }
+  return { status: response.status, body };
+}
+
+/** A REST case; skipped while its route answers 404/501 (the REST layer is not there yet). */
+async function restCase(
+  gatewayUrl: string,
+  keys: KeyRing,
+  spec: { id: string; title: string; path: (i: number) => string; floor: (i: number, rows: number) => string; list: boolean },
+): Promise<Case> {
+  const gateway = (i: number): HttpRequest => ({ method: 'GET', path: spec.path(i), headers: keys.headers(0) });
+  const probe = await send(gatewayUrl, gateway(0));
+  const result: Case = { id: spec.id, title: spec.title, kind: 'REST', ratioTarget: 0.45, gateway, constant: spec.list, notes: [] };
+  if (probe.status === 404 || probe.status === 501) return { ...result, skip: `GET ${spec.path(0)} answers ${probe.status}: the REST route is not there yet` };
+  // The legacy lists have no documented paging: the floor returns as many rows as the gateway did.
+  let rows = 0;
+  if (spec.list) {
+    if (!Array.isArray(probe.body)) return { ...result, notes: ['the answer is not a JSON array; no floor'] };
+    rows = probe.body.length;
+    result.notes.push(`${rows} rows per answer`);
+  }
+  return { ...result, floor: (i) => spec.floor(i, rows) };
+}
+
+interface TypeRef {
+  kind: string;
+  name: string | null;
+  ofType: TypeRef | null;
+}
+const named = (type: TypeRef): TypeRef => (type.ofType ? named(type.ofType) : type);
+const typeRef = 'type { kind name ofType { kind name ofType { kind name ofType { kind name } } } }';
+
+/**
+ * f: archive and unarchive in turn, each pair on one connection and board, so no two requests race
+ * on a board. The mutations' input and payload are read from the schema (they are being written).
+ */
+async function mutationCase(gatewayUrl: string, keys: KeyRing): Promise<Case> {
+  const base = { id: 'f', title: 'archive + unarchive in turn', kind: 'mutation' as const, constant: false, run: 2, notes: [] };
+  const introspection = await send(
+    gatewayUrl,
+    graphql(keys, 0, `{ __type(name: "Mutation") { fields { name args { name ${typeRef} } ${typeRef} } } }`, {}),
+  );
+  type Field = { name: string; args: { name: string; type: TypeRef }[]; type: TypeRef };
+  const fields: Field[] = (introspection.body as { data?: { __type?: { fields: Field[] } | null } }).data?.__type?.fields ?? [];
+  const archive = fields.find((field) => field.name === 'archiveWhiteboard');
+  const unarchive = fields.find((field) => field.name === 'unarchiveWhiteboard');
+  if (!archive || !unarchive) {
+    return { ...base, gateway: () => graphql(keys, 0, '{ __typename }', {}), skip: 'the schema has no archiveWhiteboard/unarchiveWhiteboard mutations yet' };
+  }
+  const inputType = named(archive.args.find((arg) => arg.name === 'input')?.type ?? archive.args[0].type).name;
+  const input = await send(gatewayUrl, graphql(keys, 0, `{ __type(name: "${inputType}") { inputFields { name ${typeRef} } } }`, {}));
+  const inputFields = (input.body as { data: { __type: { inputFields: { name: string; type: TypeRef }[] } } }).data.__type.inputFields;
+  const idField = inputFields.find((field) => ['id', 'rowId', 'whiteboardId'].includes(field.name))!;
+  const idValue = (board: number) =>
+    named(idField.type).name === 'ID' ? Buffer.from(`Whiteboard:${board}`).toString('base64') : board;
+  const payload = await send(gatewayUrl, graphql(keys, 0, `{ __type(name: "${named(archive.type).name}") { fields { name } } }`, {}));
+  const payloadFields = (payload.body as { data: { __type: { fields: { name: string }[] } | null } }).data.__type?.fields ?? [];
+  const selection = payloadFields.some((field) => field.name === 'whiteboard') ? '{ whiteboard { rowId inTheArchive } }' : '{ __typename }';
+  const argument = archive.args.some((arg) => arg.name === 'input') ? 'input' : archive.args[0].name;
+  const document = (name: string) => `mutation Toggle($input: ${inputType}!) { ${name}(${argument}: $input) ${selection} }`;
+  return {
+    ...base,
+    gateway: (i) => {
+      const board = boards[Math.floor(i / 2) % boards.length];
+      return graphql(keys, 0, document(i % 2 === 0 ? 'archiveWhiteboard' : 'unarchiveWhiteboard'), { input: { [idField.name]: idValue(board) } });
+    },
+  };
+}
+
+/** The seven cases of the issue, with what this gateway can run today. */
+export async function buildCases(gatewayUrl: string, keys: KeyRing): Promise<Case[]> {
+  const nested = nestedQuery();
+  // Key k belongs to organization k + 1, so each request of g reads its own key's organization.
+  const keyCount = Math.min(keys.count, size.organizations);
+  return [
+    {
+      id: 'a',
+      title: 'nested GraphQL, 50 boards x streams x slides',
+      kind: 'GraphQL',
+      ratioTarget: 0.5,
+      gateway: () => graphql(keys, 0, nested, { org, first: 50 }),
+      constant: true,
+      floor: () => `/nested?org=${org}&first=50`,
+      notes: [],
+    },
+    {
+      id: 'b',
+      title: 'one board with everything on it',
+      kind: 'GraphQL',
+      ratioTarget: 0.5,
+      gateway: (i) => graphql(keys, 0, boardQuery, { rowId: boards[i % boards.length] }),
+      constant: false,
+      floor: (i) => `/board?id=${boards[i % boards.length]}`,
+      notes: [`${boards.length} boards in turn`],
+    },
+    await restCase(gatewayUrl, keys, {
+      id: 'c',
+      title: 'REST whiteboard list',
+      path: () => '/api/whiteboard/v1/',
+      floor: (_i, rows) => `/whiteboards?limit=${rows}&org=${org}`,
+      list: true,
+    }),
+    await restCase(gatewayUrl, keys, {
+      id: 'd',
+      title: 'REST slide list',
+      path: () => '/api/whiteboard/v1/data-stream-slide/',
+      floor: (_i, rows) => `/slides?limit=${rows}&org=${org}`,
+      list: true,
+    }),
+    await restCase(gatewayUrl, keys, {
+      id: 'e',
+      title: 'REST library class by id',
+      path: (i) => `/api/library/view/v1/class-conf/${classes[i % classes.length]}/`,
+      floor: (i) => `/class-conf?id=${classes[i % classes.length]}`,
+      list: false,
+    }),
+    await mutationCase(gatewayUrl, keys),
+    {
+      id: 'g',
+      title: `nested GraphQL, ${keyCount} keys in turn`,
+      kind: 'GraphQL',
+      ratioTarget: 0.5,
+      gateway: (i) => graphql(keys, i % keyCount, nested, { org: (i % keyCount) + 1, first: 50 }),
+      constant: false,
+      floor: (i) => `/nested?org=${(i % keyCount) + 1}&first=50`,
+      notes: [],
+    },
+  ];
+}

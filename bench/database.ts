@@ -1,0 +1,40 @@
+import pg from 'pg';
+import { onCleanup } from './cleanup.js';
+
+export interface BenchDatabase {
+  name: string;
+  /** URL of the bench database, on the admin URL's server with its credentials. */
+  url: string;
+  /** `SELECT version()` of the server, for the report. */
+  serverVersion: string;
+}
+
+/** Creates an empty database of its own on the admin URL's server; it is dropped by the cleanup. */
+export async function createBenchDatabase(adminUrl: string): Promise<BenchDatabase> {
+  // Unique per run, so two benches (or a crashed one's leftover) never collide.
+  const name = `bench_${Date.now().toString(36)}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query<{ version: string }>('SELECT version()');
+    await admin.query(`CREATE DATABASE "${name}"`);
+    onCleanup(`drop database ${name}`, () => dropDatabase(adminUrl, name));
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    return { name, url: url.toString(), serverVersion: rows[0].version.split(' on ')[0] };
+  } finally {
+    await admin.end();
+  }
+}
+
+async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 10_000 });
+  await admin.connect();
+  try {
+    // FORCE ends connections a killed server may have left open.
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    console.log(`dropped database ${name}`);
+  } finally {
+    await admin.end();
+  }
+}

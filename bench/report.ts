@@ -1,0 +1,143 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, release, totalmem } from 'node:os';
+import type { BenchConfig } from './config.js';
+import type { Case } from './cases.js';
+import type { LoadReport } from './dataset.js';
+import type { LoadResult } from './load.js';
+
+export interface Measured {
+  load: LoadResult;
+  /** Statements per request: each sampled request alone, and the whole measured run divided by its requests. */
+  statements: { min: number; max: number; underLoad: number };
+  /** Requests of the sample whose answer failed (status or GraphQL errors), of how many. */
+  sampleFailed: number;
+  sampled: number;
+  /** The first distinct failure messages of the sample. */
+  messages: string[];
+  /** Peak resident memory of the server during this case, bytes. */
+  peakRss: number;
+}
+
+export interface CaseResult {
+  case: Case;
+  gateway?: Measured;
+  floor?: Measured;
+  notes: string[];
+}
+
+export interface RunReport {
+  config: BenchConfig;
+  date: Date;
+  serverVersion: string;
+  dataset: LoadReport;
+  results: CaseResult[];
+  /** The gateway's peak resident memory over the whole run (VmHWM), bytes. */
+  gatewayPeakRss: number;
+  invariance: { constant: boolean; text: string };
+  auth: string;
+}
+
+const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
+const fixed = (n: number, digits = 0) => n.toFixed(digits);
+const percent = (n: number) => `${Math.round(n * 100)}%`;
+const mark = (ok: boolean) => (ok ? 'yes' : '**no**');
+
+function errors(m: Measured): string {
+  const counted = m.load.non2xx + m.load.socketErrors;
+  return m.sampleFailed ? `${counted} + ${m.sampleFailed}/${m.sampled} sampled` : String(counted);
+}
+
+function statements(m: Measured): string {
+  const range = m.statements.min === m.statements.max ? `${m.statements.min}` : `${m.statements.min}-${m.statements.max}`;
+  return `${range} (${fixed(m.statements.underLoad, 2)})`;
+}
+
+const ratio = (r: CaseResult) => (r.gateway && r.floor ? r.gateway.load.rps / r.floor.load.rps : undefined);
+
+function table(results: CaseResult[]): string {
+  const lines = [
+    '| case | req/s | p50 ms | p99 ms | errors | SQL/req | peak RSS | floor req/s | floor p50 | floor p99 | gateway/floor |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of results) {
+    const name = `${r.case.id}. ${r.case.title}`;
+    const g = r.gateway;
+    if (!g) {
+      lines.push(`| ${name} | skipped | | | | | | | | | |`);
+      continue;
+    }
+    const f = r.floor;
+    const cells = [name, fixed(g.load.rps), fixed(g.load.p50), fixed(g.load.p99), errors(g), statements(g), mb(g.peakRss)];
+    cells.push(f ? fixed(f.load.rps) : '-', f ? fixed(f.load.p50) : '-', f ? fixed(f.load.p99) : '-');
+    const r1 = ratio(r);
+    cells.push(r1 === undefined ? '-' : percent(r1));
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+function targets(report: RunReport): string {
+  const measured = report.results.filter((r) => r.gateway);
+  const rows: string[] = ['| target | measured | met |', '|---|---|---|'];
+  for (const r of measured) {
+    const value = ratio(r);
+    if (value === undefined || r.case.ratioTarget === undefined) continue;
+    rows.push(`| ${r.case.id}: ${r.case.kind} at least ${percent(r.case.ratioTarget)} of the floor | ${percent(value)} | ${mark(value >= r.case.ratioTarget)} |`);
+  }
+  const p99 = measured.map((r) => `${r.case.id} ${fixed(r.gateway!.load.p99)}`);
+  rows.push(`| p99 under 50 ms at ${report.config.connections} connections | ${p99.join(', ')} | ${mark(measured.every((r) => r.gateway!.load.p99 < 50))} |`);
+  rows.push(`| peak RSS under 300 MB | ${mb(report.gatewayPeakRss)} | ${mark(report.gatewayPeakRss < 300 * 2 ** 20)} |`);
+  const steady = measured.every((r) => r.gateway!.statements.min === r.gateway!.statements.max);
+  rows.push(`| statements per request constant | ${report.invariance.text}; each case's sample ${steady ? 'constant' : 'varies'} | ${mark(report.invariance.constant && steady)} |`);
+  return rows.join('\n');
+}
+
+function machine(report: RunReport): string {
+  return [
+    `- machine: ${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), ${mb(totalmem())} memory, Linux ${release()}`,
+    `- Node.js ${process.version}; ${report.serverVersion} on the same machine (loopback)`,
+    `- date: ${report.date.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+  ].join('\n');
+}
+
+function command(config: BenchConfig): string {
+  const settings = Object.entries(process.env)
+    .filter(([name]) => name.startsWith('BENCH_') || name === 'DATABASE_URL' || name === 'DATABASE_POOL_SIZE')
+    .map(([name, value]) => `${name}=${value} `)
+    .join('');
+  return `\`${settings}npm run bench\` - ${config.duration} s measured after ${config.warmup} s of warm-up per case and server, ${config.connections} connections, pools of ${config.poolSize}, ${config.samples} sampled requests per case`;
+}
+
+/** The generated section of BENCHMARKS.md (between its markers) and of the console output. */
+export function renderResults(report: RunReport): string {
+  const { dataset } = report;
+  const rows = Object.entries(dataset.rows).map(([table, count]) => `${table} ${count}`).join(', ');
+  const notes = report.results.flatMap((r) => r.notes.map((note) => `- ${r.case.id}: ${note}`));
+  return [
+    machine(report),
+    `- command: ${command(report.config)}`,
+    `- data set: loaded in ${fixed(dataset.seconds, 1)} s - ${rows}`,
+    `- authentication: ${report.auth}`,
+    '',
+    table(report.results),
+    '',
+    'SQL/req: statements each sampled request caused alone (min-max), and in brackets all statements of the measured run divided by its requests. Errors: non-2xx answers and socket errors under load, plus sampled answers that carried GraphQL `errors`. Peak RSS: the gateway during that case; the floor always costs one statement.',
+    '',
+    targets(report),
+    '',
+    ...(notes.length ? ['Notes of this run:', '', ...notes] : []),
+  ].join('\n');
+}
+
+const start = '<!-- bench:results:start -->';
+const end = '<!-- bench:results:end -->';
+
+/** Replaces the generated section of the file, keeping everything written around it by hand. */
+export function writeResults(path: string, results: string): void {
+  const section = `${start}\n${results}\n${end}`;
+  const current = existsSync(path) ? readFileSync(path, 'utf8') : `# Benchmarks\n\n${start}\n${end}\n`;
+  const from = current.indexOf(start);
+  const to = current.indexOf(end);
+  const next = from >= 0 && to > from ? current.slice(0, from) + section + current.slice(to + end.length) : `${current.trimEnd()}\n\n${section}\n`;
+  writeFileSync(path, next);
+}

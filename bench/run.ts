@@ -1,0 +1,129 @@
+/**
+ * `npm run bench`: the gateway against the floor (one hand-written statement per request) on a
+ * generated production-size data set in a PostgreSQL database of its own. See BENCHMARKS.md.
+ */
+import { buildCases, type Case } from './cases.js';
+import { compareWithFloor, sample, statementInvariance } from './checks.js';
+import { cleanup, cleanupOnSignals } from './cleanup.js';
+import { loadBenchConfig, type BenchConfig } from './config.js';
+import { createBenchDatabase } from './database.js';
+import { loadDataset, size } from './dataset.js';
+import { issueKeys } from './keys.js';
+import { runLoad } from './load.js';
+import { renderResults, writeResults, type CaseResult, type Measured } from './report.js';
+import { startServer, type ChildServer } from './servers.js';
+import { openDatabase } from '../src/db/index.js';
+
+const config = loadBenchConfig();
+const log = (message: string) => console.log(`[bench] ${message}`);
+
+/** Warm-up, the sequential sample, then the measured run, against one server. */
+async function measure(server: ChildServer, source: Parameters<typeof runLoad>[1], config: BenchConfig): Promise<Measured & { bodies: unknown[] }> {
+  server.resetPeak();
+  await runLoad(server.url, source, config.connections, config.warmup);
+  // An even count, so the mutation case leaves every board as it found it.
+  const count = config.samples + (config.samples % 2);
+  const probe = await sample(server, Array.from({ length: count }, (_, i) => source.request(i)));
+  const before = await server.statements();
+  const load = await runLoad(server.url, source, config.connections, config.duration);
+  const underLoad = ((await server.statements()) - before) / Math.max(1, load.requests);
+  return {
+    load,
+    statements: { min: Math.min(...probe.statements), max: Math.max(...probe.statements), underLoad },
+    sampleFailed: probe.failed,
+    sampled: count,
+    messages: probe.messages,
+    peakRss: server.windowPeakRss(),
+    bodies: probe.bodies,
+  };
+}
+
+async function runCase(entry: Case, gateway: ChildServer, floor: ChildServer): Promise<CaseResult> {
+  const result: CaseResult = { case: entry, notes: [...entry.notes] };
+  if (entry.skip) {
+    log(`${entry.id}. ${entry.title}: skipped - ${entry.skip}`);
+    result.notes.push(`skipped: ${entry.skip}`);
+    return result;
+  }
+  log(`${entry.id}. ${entry.title}: gateway`);
+  const { bodies, ...gatewayRun } = await measure(gateway, { request: entry.gateway, constant: entry.constant, run: entry.run ?? 1 }, config);
+  result.gateway = gatewayRun;
+  if (gatewayRun.messages.length) result.notes.push(`sampled answers failed: ${gatewayRun.messages.join(' | ')}`);
+  if (entry.floor) {
+    const floorPath = entry.floor;
+    log(`${entry.id}. ${entry.title}: floor`);
+    const floorRequest = (i: number) => ({ method: 'GET' as const, path: floorPath(i), headers: {} });
+    const { bodies: floorBodies, ...floorRun } = await measure(floor, { request: floorRequest, constant: entry.constant, run: 1 }, config);
+    result.floor = floorRun;
+    const difference = compareWithFloor(bodies, floorBodies);
+    if (difference) result.notes.push(difference);
+    if (floorRun.load.non2xx + floorRun.load.socketErrors > 0) result.notes.push(`the floor had ${floorRun.load.non2xx + floorRun.load.socketErrors} errors`);
+  }
+  const g = result.gateway;
+  log(`${entry.id}. ${g.load.rps.toFixed(0)} req/s, p99 ${g.load.p99} ms${result.floor ? `, floor ${result.floor.load.rps.toFixed(0)} req/s` : ''}`);
+  return result;
+}
+
+async function main(): Promise<void> {
+  cleanupOnSignals();
+  // Nothing may run unbounded: a generous ceiling over the whole run, in case a server stops answering.
+  const budget = 600 + 7 * 2 * (config.warmup + config.duration + 60);
+  setTimeout(() => {
+    console.error(`[bench] still running after ${budget} s: giving up`);
+    void cleanup().finally(() => process.exit(1));
+  }, budget * 1000).unref();
+
+  const database = await createBenchDatabase(config.adminUrl);
+  log(`database ${database.name} (${database.serverVersion})`);
+  await (await openDatabase({ databaseUrl: database.url, poolSize: 2 })).close(); // migrates it
+  const dataset = await loadDataset(database.url);
+  log(`data set loaded in ${dataset.seconds.toFixed(1)} s`);
+  const keys = await issueKeys(database.url, size.organizations);
+
+  const env = { DATABASE_URL: database.url, DATABASE_POOL_SIZE: String(config.poolSize) };
+  const profile = config.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${config.profileDir}`] : [];
+  const gateway = await startServer({
+    name: 'gateway',
+    args: ['--import', 'tsx', '--import', './bench/gateway-probe.ts', ...profile, 'src/main.ts'],
+    env: { ...env, NODE_ENV: 'production' },
+    readyPath: '/ready',
+  });
+  const floor = await startServer({ name: 'floor', args: ['--import', 'tsx', 'bench/floor-server.ts'], env, readyPath: '/health' });
+  log(`gateway ${gateway.url} (pid ${gateway.pid}), floor ${floor.url} (pid ${floor.pid})`);
+
+  const all = await buildCases(gateway.url, keys);
+  // The mutation goes last: archived boards would change what the read cases return.
+  const cases = all.filter((c) => !config.cases || config.cases.includes(c.id)).sort((x, y) => Number(x.kind === 'mutation') - Number(y.kind === 'mutation'));
+  const results: CaseResult[] = [];
+  for (const entry of cases) results.push(await runCase(entry, gateway, floor));
+  const invariance = await statementInvariance(gateway, keys);
+  await gateway.stop();
+  await floor.stop();
+
+  const text = renderResults({
+    config,
+    date: new Date(),
+    serverVersion: database.serverVersion,
+    dataset,
+    results,
+    gatewayPeakRss: gateway.peakRss(),
+    invariance,
+    auth: keys.note,
+  });
+  console.log(`\n${text}\n`);
+  if (config.output) {
+    writeResults(config.output, text);
+    log(`results written to ${config.output}`);
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error('[bench] failed:', error);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}
+// Prisma's and pg's pools in this process are closed; exit even if a stray timer remains.
+process.exit();

@@ -1,0 +1,59 @@
+import { prisma } from '../db/index.js';
+import type { ApiKeyPermission, Role } from '../generated/prisma/enums.js';
+import { hashesMatch, hashSecret } from './api-keys.js';
+
+/** Who is calling: resolved from the API key once per request. */
+export interface Principal {
+  userId: number;
+  keyId: number;
+  permission: ApiKeyPermission;
+  /** A platform administrator sees every organization. */
+  isAdmin: boolean;
+  activeOrganizationId: number | null;
+  /** The caller's role in each organization it belongs to. */
+  roles: ReadonlyMap<number, Role>;
+}
+
+/** How long a resolved key is trusted without asking the database again. @default 10 s */
+const cacheMs = 10_000;
+const cache = new Map<string, { principal: Principal; until: number }>();
+
+/** Forgets a key at once (on revocation), so its next request is refused. */
+export function forgetKey(secretHash: string): void {
+  cache.delete(secretHash);
+}
+
+/** Forgets every key of a user (when the user's memberships or active organization change). */
+export function forgetUser(userId: number): void {
+  for (const [hash, entry] of cache) if (entry.principal.userId === userId) cache.delete(hash);
+}
+
+/** The principal of a presented secret, or null for a missing, unknown, revoked or expired key or an inactive user. */
+export async function resolvePrincipal(secret: string | null | undefined): Promise<Principal | null> {
+  if (!secret) return null;
+  const hash = hashSecret(secret);
+  const cached = cache.get(hash);
+  if (cached && cached.until > Date.now()) return cached.principal;
+
+  const key = await prisma().apiKey.findUnique({
+    where: { secretHash: hash },
+    include: { user: { include: { memberships: { select: { organizationId: true, role: true } } } } },
+  });
+  const now = new Date();
+  if (!key || !hashesMatch(key.secretHash, hash) || key.revokedAt || (key.expiresAt && key.expiresAt <= now) || !key.user.isActive) {
+    cache.delete(hash);
+    return null;
+  }
+  const principal: Principal = {
+    userId: key.userId,
+    keyId: key.id,
+    permission: key.permission,
+    isAdmin: key.user.isAdmin,
+    activeOrganizationId: key.user.activeOrganizationId,
+    roles: new Map(key.user.memberships.map((membership) => [membership.organizationId, membership.role])),
+  };
+  cache.set(hash, { principal, until: Date.now() + Math.min(cacheMs, key.expiresAt ? key.expiresAt.getTime() - now.getTime() : cacheMs) });
+  // Recorded once per cache period, off the request's path.
+  void prisma().apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } }).catch(() => {});
+  return principal;
+}

@@ -1,0 +1,18 @@
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import type { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Config } from '../config.js';
+
+// A refused operation is the caller's to fix: it carries a code like every other expected error.
+const onReject = [(_context: unknown, error: GraphQLError) => Object.assign(error.extensions, { code: 'OPERATION_TOO_COMPLEX' })];
+
+/** Bounds on one operation, checked during validation, before anything runs. */
+export function operationLimits(config: Pick<Config, 'maxDepth' | 'maxAliases' | 'maxCost'>): Plugin[] {
+  return [
+    maxDepthPlugin({ n: config.maxDepth, exposeLimits: true, flattenFragments: true, onReject }),
+    maxAliasesPlugin({ n: config.maxAliases, exposeLimits: true, onReject }),
+    costLimitPlugin({ maxCost: config.maxCost, exposeLimits: true, onReject }),
+  ] as Plugin[];
+}

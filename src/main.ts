@@ -1,0 +1,86 @@
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import { loadConfig, type Config } from './config.js';
+import { db, openDatabase, type Database } from './db/index.js';
+import { DatabaseStartError } from './db/engine.js';
+import { isEmpty, seedDemo } from './db/seed/index.js';
+import { createApp } from './http/app.js';
+import { schema } from './schema/index.js';
+
+/** How long in-flight requests get to finish after SIGTERM/SIGINT before their connections are cut. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** A start-up failure the operator can fix: one line, no stack trace. */
+function fail(message: string): never {
+  console.error(`error: ${message}`);
+  process.exit(1);
+}
+
+async function openAndSeed(config: Config): Promise<Database> {
+  const database = await openDatabase(config);
+  try {
+    if (!config.databaseUrl && config.seedDemo && (await isEmpty(database.prisma))) {
+      const keys = await seedDemo(database.prisma, config.demoApiKey);
+      console.log(`The embedded database was empty: loaded the demo data. Demo owner's API key (X-API-KEY): ${keys.owner}`);
+    }
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return database;
+}
+
+/** Stops accepting connections and lets in-flight requests finish, cutting them after SHUTDOWN_GRACE_MS. */
+async function closeServer(server: Server): Promise<void> {
+  const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+  await new Promise((resolve) => server.close(resolve));
+  clearTimeout(force);
+}
+
+let server: Server | undefined;
+let stopping = false;
+async function shutdown(): Promise<void> {
+  // A second signal means "stop waiting"; before the server exists, that means quitting now.
+  if (stopping) return void (server ? server.closeAllConnections() : process.exit(1));
+  stopping = true;
+  // Start-up checks `stopping` once the database is open, so migrations and the seed are not cut half-way.
+  if (!server) return;
+  await closeServer(server);
+  await db().close();
+  process.exit(0);
+}
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  // loadConfig throws only for invalid settings.
+  fail((error as Error).message);
+}
+
+let database: Database;
+try {
+  database = await openAndSeed(config);
+} catch (error) {
+  if (error instanceof DatabaseStartError) fail(error.message);
+  console.error(error);
+  process.exit(1);
+}
+if (stopping) {
+  await database.close();
+  process.exit(0);
+}
+
+const { app } = createApp({ schema, config });
+const { kind, location } = database.engine;
+// serve() builds a node:http server unless given another createServer.
+server = serve({ fetch: app.fetch, port: config.port }, ({ port }) => {
+  console.log(`Whiteboard gateway on http://localhost:${port}/graphql (engine: ${kind} at ${location})`);
+}) as Server;
+
+server.once('error', async (error: NodeJS.ErrnoException) => {
+  await db().close();
+  fail(error.code === 'EADDRINUSE' ? `port ${config.port} is already in use` : error.message);
+});
