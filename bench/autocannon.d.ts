@@ -32,7 +32,7 @@ declare module 'autocannon' {
   }
 
   export interface Result {
-    requests: Histogram;
+    requests: Histogram & { sent: number };
     latency: Histogram;
     duration: number;
     errors: number;

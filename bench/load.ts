@@ -11,7 +11,10 @@ export interface LoadSource {
 }
 
 export interface LoadResult {
+  /** Answers received within the run. */
   requests: number;
+  /** Requests sent, including those still unanswered when the run ended. */
+  sent: number;
   seconds: number;
   rps: number;
   /** Latency percentiles in milliseconds. */
@@ -28,29 +31,26 @@ export interface LoadResult {
  */
 export async function runLoad(baseUrl: string, source: LoadSource, connections: number, seconds: number): Promise<LoadResult> {
   let next = 0;
-  const shape = source.constant
-    ? source.request(0)
-    : {
-        // Each connection takes a block of `run` request numbers and sends them in order.
-        requests: Array.from(
-          { length: source.run },
-          (_, k): RequestSpec => ({
-            setupRequest: (request, context) => {
-              if (k === 0) {
-                context.base = next;
-                next += source.run;
-              }
-              return { ...request, ...source.request((context.base as number) + k) };
-            },
-          }),
-        ),
-      };
-  const result = await autocannon({ url: baseUrl, connections, duration: seconds, pipelining: 1, timeout: 10, ...shape });
-  const requests = result.requests.total;
+  // A request without setupRequest is built once; a top-level `path` would be overridden by the URL's.
+  const requests: RequestSpec[] = source.constant
+    ? [source.request(0)]
+    : // Each connection takes a block of `run` request numbers and sends them in order.
+      Array.from({ length: source.run }, (_, k) => ({
+        setupRequest: (request, context) => {
+          if (k === 0) {
+            context.base = next;
+            next += source.run;
+          }
+          return { ...request, ...source.request((context.base as number) + k) };
+        },
+      }));
+  const result = await autocannon({ url: baseUrl, connections, duration: seconds, pipelining: 1, timeout: 10, requests });
+  const completed = result.requests.total;
   return {
-    requests,
+    requests: completed,
+    sent: result.requests.sent,
     seconds: result.duration,
-    rps: requests / result.duration,
+    rps: completed / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,

@@ -21,12 +21,15 @@ const log = (message: string) => console.log(`[bench] ${message}`);
 async function measure(server: ChildServer, source: Parameters<typeof runLoad>[1], config: BenchConfig): Promise<Measured & { bodies: unknown[] }> {
   server.resetPeak();
   await runLoad(server.url, source, config.connections, config.warmup);
+  await server.settle();
   // An even count, so the mutation case leaves every board as it found it.
   const count = config.samples + (config.samples % 2);
   const probe = await sample(server, Array.from({ length: count }, (_, i) => source.request(i)));
   const before = await server.statements();
   const load = await runLoad(server.url, source, config.connections, config.duration);
-  const underLoad = ((await server.statements()) - before) / Math.max(1, load.requests);
+  await server.settle();
+  // Every request sent was served to the end, even those the load generator stopped waiting for.
+  const underLoad = ((await server.statements()) - before) / Math.max(1, load.sent);
   return {
     load,
     statements: { min: Math.min(...probe.statements), max: Math.max(...probe.statements), underLoad },

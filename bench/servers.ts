@@ -7,6 +7,7 @@ import { onCleanup } from './cleanup.js';
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
 const RSS_INTERVAL_MS = 200;
+const SETTLE_TIMEOUT_MS = 30_000;
 
 /** A server under measurement, in a child process of its own, on 127.0.0.1. */
 export interface ChildServer {
@@ -20,6 +21,8 @@ export interface ChildServer {
   resetPeak(): void;
   /** The kernel's high-water mark of resident memory over the process's whole life (VmHWM), in bytes. */
   peakRss(): number;
+  /** Waits until the server has finished what a load run left in flight (its statement count stands still). */
+  settle(): Promise<void>;
   /** The last lines the process printed, for error messages. */
   output(): string;
   stop(): Promise<void>;
@@ -95,11 +98,7 @@ export async function startServer(options: StartOptions): Promise<ChildServer> {
     await sleep(200);
   }
 
-  return {
-    name: options.name,
-    url,
-    pid,
-    statements: () =>
+  const statements = (): Promise<number> =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`${options.name} did not report its statement count`)), 5_000);
         child.once('message', (message) => {
@@ -107,7 +106,23 @@ export async function startServer(options: StartOptions): Promise<ChildServer> {
           resolve((message as { statements: number }).statements);
         });
         child.send('statements');
-      }),
+      });
+
+  return {
+    name: options.name,
+    url,
+    pid,
+    statements,
+    async settle() {
+      // The load generator drops its connections at the end; the server still answers what it had queued.
+      let last = await statements();
+      for (const deadline = Date.now() + SETTLE_TIMEOUT_MS; Date.now() < deadline; ) {
+        await sleep(250);
+        const now = await statements();
+        if (now === last) return;
+        last = now;
+      }
+    },
     windowPeakRss: () => Math.max(windowPeak, procStatus(pid, 'VmRSS')),
     resetPeak: () => (windowPeak = 0),
     peakRss: () => (exited ? hwm : procStatus(pid, 'VmHWM')),

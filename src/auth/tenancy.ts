@@ -3,41 +3,48 @@ import type { Principal } from './principal.js';
 
 export type ModelName = keyof PrismaTypes & string;
 
-type OrganizationIds = { in: number[] };
-type Scope = (organizations: OrganizationIds, principal: Principal) => Record<string, unknown>;
-
-const viaBoard = (organizations: OrganizationIds) => ({ whiteboard: { organizationId: organizations } });
-const viaObject = (organizations: OrganizationIds) => ({ object: viaBoard(organizations) });
-const viaStream = (organizations: OrganizationIds) => ({ dataStream: viaBoard(organizations) });
-const viaLibrary = (organizations: OrganizationIds) => ({ library: { organizationId: organizations } });
-
-/** How each model reaches the organization it belongs to: every row belongs to one, directly or through its parent. */
-const scopes: Record<ModelName, Scope | null> = {
-  Rate: null,
-  Organization: (organizations) => ({ id: organizations }),
-  User: (organizations, principal) => ({ OR: [{ id: principal.userId }, { memberships: { some: { organizationId: organizations } } }] }),
-  UserOrganization: (organizations) => ({ organizationId: organizations }),
-  UserInvite: (organizations) => ({ organizationId: organizations }),
-  ApiKey: (_organizations, principal) => ({ userId: principal.userId }),
-  UserActionLog: (organizations) => ({ organizationId: organizations }),
-  File: (organizations) => ({ organizationId: organizations }),
-  Whiteboard: (organizations) => ({ organizationId: organizations }),
-  DataStream: viaBoard,
-  DataStreamConnection: viaStream,
-  Slide: viaStream,
-  WhiteboardObject: viaBoard,
-  WhiteboardObjectInstance: viaObject,
-  WhiteboardObjectAttribute: viaObject,
-  WhiteboardObjectConnection: viaBoard,
-  WhiteboardObjectRelation: (organizations) => ({ parentObject: viaBoard(organizations) }),
-  WhiteboardHighlightGroup: viaBoard,
-  WhiteboardHighlight: viaBoard,
-  ObjectRepositoryEntry: (organizations) => ({ organizationId: organizations }),
-  Library: (organizations) => ({ organizationId: organizations }),
-  ClassConf: viaLibrary,
-  ClassConfAttribute: (organizations) => ({ classConf: viaLibrary(organizations) }),
-  ClassTexture: viaLibrary,
+/**
+ * The relation path from each model to the organization it belongs to: every row belongs to one,
+ * directly or through its parent. Users and API keys are scoped by person instead (below).
+ */
+const organizationPaths: Record<Exclude<ModelName, 'Rate' | 'User' | 'ApiKey'>, string[]> = {
+  Organization: ['id'],
+  UserOrganization: ['organizationId'],
+  UserInvite: ['organizationId'],
+  UserActionLog: ['organizationId'],
+  File: ['organizationId'],
+  Whiteboard: ['organizationId'],
+  DataStream: ['whiteboard', 'organizationId'],
+  DataStreamConnection: ['dataStream', 'whiteboard', 'organizationId'],
+  Slide: ['dataStream', 'whiteboard', 'organizationId'],
+  WhiteboardObject: ['whiteboard', 'organizationId'],
+  WhiteboardObjectInstance: ['object', 'whiteboard', 'organizationId'],
+  WhiteboardObjectAttribute: ['object', 'whiteboard', 'organizationId'],
+  WhiteboardObjectConnection: ['whiteboard', 'organizationId'],
+  WhiteboardObjectRelation: ['parentObject', 'whiteboard', 'organizationId'],
+  WhiteboardHighlightGroup: ['whiteboard', 'organizationId'],
+  WhiteboardHighlight: ['whiteboard', 'organizationId'],
+  ObjectRepositoryEntry: ['organizationId'],
+  Library: ['organizationId'],
+  ClassConf: ['library', 'organizationId'],
+  ClassConfAttribute: ['classConf', 'library', 'organizationId'],
+  ClassTexture: ['library', 'organizationId'],
 };
+
+export type OrganizationScopedModel = keyof typeof organizationPaths;
+
+const nest = (path: string[], leaf: unknown): Record<string, unknown> =>
+  path.reduceRight<Record<string, unknown>>((inner, key) => ({ [key]: inner }), leaf as Record<string, unknown>);
+
+/** A Prisma `select` reaching a row's organization id. */
+export function organizationSelect(model: OrganizationScopedModel): Record<string, unknown> {
+  return nest(organizationPaths[model], true);
+}
+
+/** Reads the organization id out of a row loaded with `organizationSelect`. */
+export function organizationOf(model: OrganizationScopedModel, row: object): number {
+  return organizationPaths[model].reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], row) as number;
+}
 
 /** The organizations whose rows the caller may see; undefined for a platform admin, who sees all. */
 export function visibleOrganizations(principal: Principal): number[] | undefined {
@@ -46,9 +53,11 @@ export function visibleOrganizations(principal: Principal): number[] | undefined
 
 /** A Prisma `where` limiting a model to the caller's organizations (empty for a platform admin). */
 export function tenancyWhere(model: ModelName, principal: Principal): Record<string, unknown> {
-  const scope = scopes[model];
-  const organizations = visibleOrganizations(principal);
   // API keys stay private to their owner, even for a platform admin.
-  if (!scope || (!organizations && model !== 'ApiKey')) return {};
-  return scope({ in: organizations ?? [] }, principal);
+  if (model === 'ApiKey') return { userId: principal.userId };
+  const organizations = visibleOrganizations(principal);
+  if (model === 'Rate' || !organizations) return {};
+  const inOrganizations = { in: organizations };
+  if (model === 'User') return { OR: [{ id: principal.userId }, { memberships: { some: { organizationId: inOrganizations } } }] };
+  return nest(organizationPaths[model], inOrganizations);
 }

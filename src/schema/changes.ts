@@ -1,8 +1,10 @@
 import { permissions, keyAllows, roleAllows, type Action } from '../auth/roles.js';
+import { organizationOf, organizationSelect, tenancyWhere, type OrganizationScopedModel } from '../auth/tenancy.js';
+import { delegateOf } from '../db/delegate.js';
 import { prisma, type Prisma } from '../db/index.js';
 import type { ActionMethod } from '../generated/prisma/enums.js';
 import type { Context } from './context.js';
-import { forbidden } from './errors.js';
+import { forbidden, notFound } from './errors.js';
 
 export type Transaction = Parameters<Parameters<Prisma['$transaction']>[0]>[0];
 
@@ -13,6 +15,25 @@ export function authorize(ctx: Context, action: Action, organizationId: number):
   if (!keyAllows(principal.permission, key)) throw forbidden(`A ${principal.permission} API key may not ${what}`);
   const role = principal.roles.get(organizationId);
   if (!principal.isAdmin && !roleAllows(role, action)) throw forbidden(`The ${role ?? 'non-member'} role may not ${what}`);
+}
+
+/**
+ * Loads the row a change is about, with its organization, as the caller may see it: a row of
+ * another organization is reported exactly like one that does not exist.
+ */
+export async function findForChange(
+  ctx: Context,
+  model: OrganizationScopedModel,
+  rowId: number,
+  what: string,
+  client: object = prisma(),
+): Promise<{ id: number; organizationId: number }> {
+  const row = await delegateOf(client, model).findFirst({
+    where: { id: rowId, ...tenancyWhere(model, ctx.principal) },
+    select: { id: true, ...organizationSelect(model) },
+  });
+  if (!row) throw notFound(what);
+  return { id: rowId, organizationId: organizationOf(model, row) };
 }
 
 export interface Change {

@@ -1,19 +1,9 @@
 import { tenancyWhere, type ModelName } from '../auth/tenancy.js';
+import { delegateOf } from '../db/delegate.js';
 import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
 import { filterToWhere, modelFilter, modelOrder, orderToPrisma, type FilterKind } from './filters.js';
 import { connectionOptions } from './pagination.js';
-
-interface Delegate {
-  findMany(args: object): Promise<unknown[]>;
-  findUnique(args: object): Promise<unknown>;
-  count(args: object): Promise<number>;
-}
-
-function delegate(model: ModelName): Delegate {
-  const key = model[0].toLowerCase() + model.slice(1);
-  return (prisma() as unknown as Record<string, Delegate>)[key];
-}
 
 export interface RootFieldsSpec {
   /** The Prisma model behind the type. */
@@ -38,7 +28,7 @@ export function defineRootFields(spec: RootFieldsSpec): void {
   const typeName = spec.typeName ?? spec.model;
   const Filter = modelFilter(typeName, spec.filter);
   const OrderBy = modelOrder(typeName, spec.order);
-  const rows = () => delegate(spec.model);
+  const rows = () => delegateOf(prisma(), spec.model);
 
   builder.queryField(spec.list, (t) =>
     t.prismaConnection({

@@ -1,8 +1,7 @@
-import { tenancyWhere } from '../auth/tenancy.js';
 import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
-import { authorize, recordChange } from './changes.js';
-import { notFound } from './errors.js';
+import { authorize, findForChange, recordChange } from './changes.js';
+import { defineCrudMutations } from './crud.js';
 import { rowIdNode } from './global-id.js';
 import { pageById } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
@@ -60,11 +59,7 @@ for (const [name, inTheArchive] of [['archiveWhiteboard', true], ['unarchiveWhit
       description: inTheArchive ? 'Moves a board to the archive.' : 'Brings a board back from the archive.',
       args: { input: t.arg({ type: ArchiveInput, required: true }) },
       resolve: async (_root, { input }, ctx) => {
-        const board = await prisma().whiteboard.findFirst({
-          where: { id: Number(input.id.id), ...tenancyWhere('Whiteboard', ctx.principal) },
-          select: { id: true, organizationId: true },
-        });
-        if (!board) throw notFound('Whiteboard');
+        const board = await findForChange(ctx, 'Whiteboard', Number(input.id.id), 'Whiteboard');
         authorize(ctx, 'archive', board.organizationId);
         const change = { method: 'UPDATE', entityType: 'Whiteboard', organizationId: board.organizationId } as const;
         await recordChange(ctx, change, (tx) => tx.whiteboard.update({ where: { id: board.id }, data: { inTheArchive } }));
@@ -73,3 +68,20 @@ for (const [name, inTheArchive] of [['archiveWhiteboard', true], ['unarchiveWhit
     }),
   );
 }
+
+defineCrudMutations({
+  model: 'Whiteboard',
+  typeName: 'Whiteboard',
+  label: 'Whiteboard',
+  action: 'editContent',
+  parent: 'organizationId',
+  defaultParent: (ctx) => ctx.principal.activeOrganizationId,
+  fields: {
+    organizationId: { type: 'Int', references: 'Organization', description: 'Defaults to the active organization.' },
+    name: { type: 'String', required: true },
+    description: { type: 'String', maxLength: 10_000 },
+    miniDrawingId: { type: 'Int', references: 'File', description: 'Row id of the preview image, a file of the same organization.' },
+  },
+  onCreate: (_tx, _data, ctx) => ({ authorId: ctx.principal.userId }),
+  operations: ['create', 'update'],
+});
