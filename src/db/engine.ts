@@ -1,5 +1,5 @@
 import { mkdirSync, accessSync, constants } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -17,12 +17,25 @@ export interface DatabaseEngine {
 
 export class DatabaseStartError extends Error {}
 
+// mkdirSync's `recursive` loops forever under /proc on Node 20; walking up by hand fails cleanly instead.
+function makeDirectory(path: string): void {
+  try {
+    mkdirSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    if (code !== 'ENOENT' || dirname(path) === path) throw error;
+    makeDirectory(dirname(path));
+    mkdirSync(path);
+  }
+}
+
 export async function openPglite(dataDir: string | undefined): Promise<DatabaseEngine> {
   let location = 'memory://';
   if (dataDir) {
     location = join(dataDir, 'pglite');
     try {
-      mkdirSync(location, { recursive: true });
+      makeDirectory(location);
       accessSync(location, constants.W_OK);
     } catch {
       throw new DatabaseStartError(`data directory ${dataDir} is not writable (set DATA_DIR to a writable directory)`);
