@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, hashSecret } from '../src/auth/api-keys.js';
+import { demo } from '../src/db/seed/index.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+const userId = (email: string) => server.database.prisma.user.findUniqueOrThrow({ where: { email } }).then((user) => user.id);
+const refusal = (response: { status: number; errors?: { extensions?: Record<string, unknown> }[] }) => [response.status, response.errors?.[0]?.extensions?.code];
+
+describe('API keys on /graphql', () => {
+  it('refuses a missing or unknown key with 401 UNAUTHENTICATED', async () => {
+    expect(refusal(await server.graphql('{ me { rowId } }', {}, null))).toEqual([401, 'UNAUTHENTICATED']);
+    expect(refusal(await server.graphql('{ me { rowId } }', {}, 'wbg_not-a-key'))).toEqual([401, 'UNAUTHENTICATED']);
+  });
+
+  it('refuses an expired key, and the key of an inactive user', async () => {
+    const prisma = server.database.prisma;
+    const expired = await createApiKey(prisma, {
+      userId: await userId(demo.users.owner.email),
+      name: 'expired',
+      permission: 'READ_ONLY',
+      expiresAt: new Date(Date.now() - 1000),
+    });
+    expect(refusal(await server.graphql('{ me { rowId } }', {}, expired.secret))).toEqual([401, 'UNAUTHENTICATED']);
+    const inactive = await createApiKey(prisma, { userId: await userId(demo.users.inactive.email), name: 'inactive', permission: 'READ_ONLY' });
+    expect(refusal(await server.graphql('{ me { rowId } }', {}, inactive.secret))).toEqual([401, 'UNAUTHENTICATED']);
+  });
+
+  it('issues a key whose secret is shown once and stored only as a hash, lists it, and revokes it at once', async () => {
+    const created = await server.graphql(
+      `mutation { createApiKey(input: { name: "ci", permission: READ_ONLY }) { secret apiKey { id rowId prefix name permission expiresAt } } }`,
+    );
+    expect(created.errors).toBeUndefined();
+    const { secret, apiKey } = created.data!.createApiKey;
+    expect(secret).toMatch(/^wbg_[A-Za-z0-9_-]{43}$/);
+    expect(secret.startsWith(apiKey.prefix)).toBe(true);
+    const stored = await server.database.prisma.apiKey.findUniqueOrThrow({ where: { id: apiKey.rowId } });
+    expect(stored.secretHash).toBe(hashSecret(secret));
+    expect(JSON.stringify(stored)).not.toContain(secret);
+
+    const me = await server.graphql('{ me { email } apiKeys { edges { node { prefix name lastUsedAt } } } }', {}, secret);
+    expect(me.data!.me.email).toBe(demo.users.owner.email);
+    expect(me.data!.apiKeys.edges.map((edge: any) => edge.node.name)).toContain('ci');
+
+    const revoked = await server.graphql(`mutation($id: ID!) { revokeApiKey(input: { id: $id }) { apiKey { revokedAt } } }`, { id: apiKey.id });
+    expect(revoked.data!.revokeApiKey.apiKey.revokedAt).toBeTruthy();
+    expect(refusal(await server.graphql('{ me { rowId } }', {}, secret))).toEqual([401, 'UNAUTHENTICATED']);
+  });
+
+  it('never issues a key stronger than the one asking', async () => {
+    const response = await server.graphql(`mutation { createApiKey(input: { name: "up", permission: ADMIN }) { secret } }`, {}, server.keys.member);
+    expect(refusal(response)).toEqual([403, 'FORBIDDEN']);
+  });
+
+  it('writes one action log entry with each change, in the same transaction', async () => {
+    const before = await server.database.prisma.userActionLog.count();
+    await server.graphql(`mutation { createApiKey(input: { name: "logged", permission: READ_ONLY }) { secret } }`);
+    const latest = await server.database.prisma.userActionLog.findFirst({ orderBy: { id: 'desc' } });
+    expect(await server.database.prisma.userActionLog.count()).toBe(before + 1);
+    expect(latest).toMatchObject({ method: 'CREATE', entityType: 'ApiKey', userId: await userId(demo.users.owner.email) });
+  });
+});
+
+describe('the active organization', () => {
+  it('switches among the caller’s memberships only', async () => {
+    const globex = await server.database.prisma.organization.findFirstOrThrow({ where: { name: demo.organizations.globex.name } });
+    const switched = await server.graphql(
+      `mutation($id: Int!) { updateActiveOrganization(input: { organizationId: $id }) { user { organizationId activeOrganization { name } } } }`,
+      { id: globex.id },
+      server.keys.member,
+    );
+    expect(switched.data!.updateActiveOrganization.user).toEqual({ organizationId: globex.id, activeOrganization: { name: globex.name } });
+    const me = await server.graphql('{ me { organizationId } }', {}, server.keys.member);
+    expect(me.data!.me.organizationId).toBe(globex.id);
+
+    const refused = await server.graphql(`mutation($id: Int!) { updateActiveOrganization(input: { organizationId: $id }) { user { rowId } } }`, { id: globex.id });
+    expect(refusal(refused)).toEqual([404, 'NOT_FOUND']);
+  });
+});

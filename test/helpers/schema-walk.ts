@@ -1,0 +1,55 @@
+import {
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+  type GraphQLField,
+  type GraphQLInputType,
+} from 'graphql';
+import { schema } from '../../src/schema/index.js';
+
+/** A literal that passes validation for any input type: only required fields, placeholder values. */
+export function placeholderLiteral(type: GraphQLInputType): string {
+  if (isNonNullType(type)) return placeholderLiteral(type.ofType);
+  if (isListType(type)) return `[${placeholderLiteral(type.ofType)}]`;
+  if (isEnumType(type)) return type.getValues()[0].name;
+  if (isInputObjectType(type)) {
+    const fields = Object.values(type.getFields()).filter((field) => isNonNullType(field.type));
+    return `{ ${fields.map((field) => `${field.name}: ${placeholderLiteral(field.type)}`).join(', ')} }`;
+  }
+  const scalars: Record<string, string> = { Int: '1', Float: '1', Boolean: 'false', ID: '"V2hpdGVib2FyZDox"', DateTime: '"2030-01-01T00:00:00Z"' };
+  return scalars[type.name] ?? '"x"';
+}
+
+/** The cheapest selection of a field's type: `__typename` for objects, nothing for scalars. */
+function selection(field: GraphQLField<unknown, unknown>): string {
+  const named = getNamedType(field.type);
+  return isScalarType(named) || isEnumType(named) ? '' : '{ __typename }';
+}
+
+/** Every mutation of the schema, as a document with placeholder arguments. */
+export function everyMutation(): { name: string; document: string }[] {
+  return Object.values(schema.getMutationType()!.getFields()).map((field) => {
+    const args = field.args.filter((arg) => isNonNullType(arg.type)).map((arg) => `${arg.name}: ${placeholderLiteral(arg.type)}`);
+    return { name: field.name, document: `mutation { ${field.name}${args.length ? `(${args.join(', ')})` : ''} ${selection(field)} }` };
+  });
+}
+
+/** Root connections (`whiteboards`, ...) and the lookups by row id (`whiteboard(rowId:)`), with their node type. */
+export function rootReads(): { list: string; single?: string; type: string }[] {
+  const fields = Object.values(schema.getQueryType()!.getFields());
+  const singles = new Map(
+    fields.filter((field) => field.args.some((arg) => arg.name === 'rowId')).map((field) => [getNamedType(field.type).name, field.name]),
+  );
+  return fields
+    .filter((field) => getNamedType(field.type).name.endsWith('Connection') && field.args.some((arg) => arg.name === 'first'))
+    .map((field) => {
+      const connection = getNamedType(field.type);
+      const edge = isObjectType(connection) ? getNamedType(connection.getFields().edges.type) : undefined;
+      const type = edge && isObjectType(edge) ? getNamedType(edge.getFields().node.type).name : '';
+      return { list: field.name, single: singles.get(type), type };
+    });
+}
