@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditServer } from 'graphql-http';
+import { loadConfig } from '../src/config.js';
+import { createApp } from '../src/http/app.js';
+import { schema } from '../src/schema/index.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -27,25 +30,32 @@ describe('operation limits', () => {
   const code = (response: { errors?: { extensions?: Record<string, unknown> }[] }) => response.errors?.[0]?.extensions?.code;
 
   it('refuses an operation nested deeper than the limit, naming it', async () => {
-    const deep = `{ whiteboards { edges { node { author { memberships { edges { node { organization { whiteboards { edges { node { dataStreams { edges { node { name } } } } } } } } } } } } } } }`;
-    const response = await server.graphql(deep);
+    const within = `{ whiteboards { edges { node { author { memberships { edges { node { organization { whiteboards { edges { node { dataStreams { edges { node { name } } } } } } } } } } } } } } }`;
+    expect((await server.graphql(within)).errors).toBeUndefined();
+    const deeper = within.replace('{ name }', '{ whiteboard { name } }');
+    const response = await server.graphql(deeper);
     expect(code(response)).toBe('OPERATION_TOO_COMPLEX');
-    expect(response.errors![0].message).toMatch(/depth limit of 15/);
+    expect(response.errors![0].message).toMatch(/depth limit of 15 exceeded, found 16/);
   });
 
   it('refuses an operation with too many aliases', async () => {
-    const aliases = Array.from({ length: 31 }, (_, i) => `a${i}: __typename`).join(' ');
+    const aliases = Array.from({ length: 31 }, (_, i) => `a${i}: me { rowId }`).join(' ');
     const response = await server.graphql(`{ ${aliases} }`);
     expect(code(response)).toBe('OPERATION_TOO_COMPLEX');
     expect(response.errors![0].message).toMatch(/aliases/i);
   });
 
-  it('refuses an operation whose estimated cost is above the limit', async () => {
-    const fields = 'id rowId name description authorId organizationId inTheArchive createdAt updatedAt';
-    const wide = `{ ${Array.from({ length: 12 }, (_, i) => `w${i}: whiteboards { edges { node { ${fields} author { email firstName lastName } organization { name } } } }`).join(' ')} }`;
-    const response = await server.graphql(wide);
-    expect(code(response)).toBe('OPERATION_TOO_COMPLEX');
-    expect(response.errors![0].message).toMatch(/cost/i);
+  it('refuses an operation whose estimated cost is above the configured limit', async () => {
+    const { app } = createApp({ schema, config: loadConfig({ MAX_COST: '50' }) });
+    const query = '{ whiteboards { edges { node { name author { email } organization { name } dataStreams { edges { node { name } } } } } } }';
+    const response = await app.request('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': server.keys.viewer },
+      body: JSON.stringify({ query }),
+    });
+    const body = await response.json();
+    expect(code(body)).toBe('OPERATION_TOO_COMPLEX');
+    expect(body.errors[0].message).toMatch(/cost limit of 50/i);
   });
 
   it('refuses a request body above the size limit with 413', async () => {

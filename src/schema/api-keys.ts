@@ -4,6 +4,7 @@ import { keyAllows } from '../auth/roles.js';
 import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
 import { recordChange } from './changes.js';
+import { targetRowId } from './crud.js';
 import { ApiKeyPermission, ApiKeyPermissionFilter } from './enums.js';
 import { badUserInput, forbidden, notFound } from './errors.js';
 import { rowIdNode } from './global-id.js';
@@ -52,7 +53,10 @@ const CreateApiKeyPayload = builder.objectRef<{ apiKey: ApiKeyRow; secret: strin
 });
 
 const RevokeApiKeyInput = builder.inputType('RevokeApiKeyInput', {
-  fields: (t) => ({ id: t.globalID({ required: true, for: ApiKey, description: "One of the caller's keys." }) }),
+  fields: (t) => ({
+    id: t.id({ description: "Global id of one of the caller's keys; or give rowId." }),
+    rowId: t.int({ description: 'Row id of the key; or give id.' }),
+  }),
 });
 
 const RevokeApiKeyPayload = builder.objectRef<{ apiKey: Omit<ApiKeyRow, 'secret'> }>('RevokeApiKeyPayload').implement({
@@ -81,7 +85,7 @@ builder.mutationFields((t) => ({
     description: "Stops one of the caller's keys at once.",
     args: { input: t.arg({ type: RevokeApiKeyInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const key = await prisma().apiKey.findFirst({ where: { id: Number(input.id.id), userId: ctx.principal.userId } });
+      const key = await prisma().apiKey.findFirst({ where: { id: targetRowId(input, 'ApiKey'), userId: ctx.principal.userId } });
       if (!key) throw notFound('API key');
       const change = { method: 'UPDATE', entityType: 'ApiKey', organizationId: ctx.principal.activeOrganizationId } as const;
       const apiKey = await recordChange(ctx, change, (tx) =>

@@ -20,10 +20,12 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     DateTime: { Input: Date; Output: Date };
     ID: { Input: string; Output: string | number };
+    Upload: { Input: File; Output: never };
+    JSON: { Input: unknown; Output: unknown };
   };
 }>({
-  // Relay first, so scope checks see decoded global ids.
-  plugins: [RelayPlugin, ScopeAuthPlugin, PrismaPlugin],
+  // Scope checks first: a read-only key is refused before its arguments are even decoded.
+  plugins: [ScopeAuthPlugin, RelayPlugin, PrismaPlugin],
   defaultFieldNullability: false,
   prisma: {
     client: () => prisma(),
