@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, release, totalmem } from 'node:os';
+import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
 import type { BenchConfig } from './config.js';
 import type { Case } from './cases.js';
 import type { LoadReport } from './dataset.js';
@@ -16,6 +17,10 @@ export interface Measured {
   messages: string[];
   /** Peak resident memory of the server during this case, bytes. */
   peakRss: number;
+  /** CPU milliseconds per request in the server process and in PostgreSQL's backends, over the measured run. */
+  cpuPerRequest: { serverMs: number; databaseMs: number };
+  /** Share of the machine other processes used meanwhile (0..1): high means a disturbed figure. */
+  otherCpu: number;
 }
 
 export interface CaseResult {
@@ -52,25 +57,29 @@ function statements(m: Measured): string {
   return `${range} (${fixed(m.statements.underLoad, 2)})`;
 }
 
+/** Server + database CPU per request. */
+const cost = (m: Measured) => `${fixed(m.cpuPerRequest.serverMs, 1)} + ${fixed(m.cpuPerRequest.databaseMs, 1)}`;
+
 const ratio = (r: CaseResult) => (r.gateway && r.floor ? r.gateway.load.rps / r.floor.load.rps : undefined);
 
 function table(results: CaseResult[]): string {
   const lines = [
-    '| case | req/s | p50 ms | p99 ms | errors | SQL/req | peak RSS | floor req/s | floor p50 | floor p99 | gateway/floor |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| case | req/s | p50 ms | p99 ms | errors | SQL/req | CPU ms/req | peak RSS | floor req/s | floor p50 | floor p99 | floor CPU ms/req | gateway/floor | other CPU |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     const name = `${r.case.id}. ${r.case.title}`;
     const g = r.gateway;
     if (!g) {
-      lines.push(`| ${name} | skipped | | | | | | | | | |`);
+      lines.push(`| ${name} | skipped | | | | | | | | | | | | |`);
       continue;
     }
     const f = r.floor;
-    const cells = [name, fixed(g.load.rps), fixed(g.load.p50), fixed(g.load.p99), errors(g), statements(g), mb(g.peakRss)];
-    cells.push(f ? fixed(f.load.rps) : '-', f ? fixed(f.load.p50) : '-', f ? fixed(f.load.p99) : '-');
+    const cells = [name, fixed(g.load.rps), fixed(g.load.p50), fixed(g.load.p99), errors(g), statements(g), cost(g), mb(g.peakRss)];
+    cells.push(f ? fixed(f.load.rps) : '-', f ? fixed(f.load.p50) : '-', f ? fixed(f.load.p99) : '-', f ? cost(f) : '-');
     const r1 = ratio(r);
     cells.push(r1 === undefined ? '-' : percent(r1));
+    cells.push([g, f].filter((m) => m !== undefined).map((m) => percent(m!.otherCpu)).join(' / '));
     lines.push(`| ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
@@ -92,11 +101,22 @@ function targets(report: RunReport): string {
   return rows.join('\n');
 }
 
+/** The commit measured, and whether the work tree differed from it. */
+function revision(): string {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).split('\n').filter(Boolean).length;
+    return changed ? `${commit} with ${changed} changed files` : commit;
+  } catch {
+    return 'unknown';
+  }
+}
+
 function machine(report: RunReport): string {
   return [
     `- machine: ${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), ${mb(totalmem())} memory, Linux ${release()}`,
     `- Node.js ${process.version}; ${report.serverVersion} on the same machine (loopback)`,
-    `- date: ${report.date.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    `- date: ${report.date.toISOString().slice(0, 16).replace('T', ' ')} UTC; commit ${revision()}; load average at the end ${loadavg().map((n) => n.toFixed(1)).join(' ')}`,
   ].join('\n');
 }
 
@@ -121,7 +141,13 @@ export function renderResults(report: RunReport): string {
     '',
     table(report.results),
     '',
-    'SQL/req: statements each sampled request caused alone (min-max), and in brackets all statements of the measured run divided by its requests. Errors: non-2xx answers and socket errors under load, plus sampled answers that carried GraphQL `errors`. Peak RSS: the gateway during that case; the floor always costs one statement.',
+    [
+      'SQL/req: statements each sampled request caused alone (min-max), and in brackets all statements of the measured run divided by its requests.',
+      "CPU ms/req: CPU time of the server process + of PostgreSQL's backends for the bench database, per request of the measured run.",
+      'Errors: non-2xx answers and socket errors under load, plus sampled answers that carried GraphQL `errors`.',
+      'Peak RSS: the gateway during that case. The floor always costs one statement.',
+      'Other CPU: share of the machine that processes outside the measurement used during the gateway / floor run (the bench first waits up to 60 s for it to fall under 5%); a high share means a disturbed figure.',
+    ].join(' '),
     '',
     targets(report),
     '',

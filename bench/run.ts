@@ -5,7 +5,8 @@
 import { buildCases, type Case } from './cases.js';
 import { compareWithFloor, sample, statementInvariance } from './checks.js';
 import { cleanup, cleanupOnSignals } from './cleanup.js';
-import { loadBenchConfig, type BenchConfig } from './config.js';
+import { loadBenchConfig } from './config.js';
+import { OwnProcesses, waitForQuiet, watchCost, watchCpu } from './cpu.js';
 import { createBenchDatabase } from './database.js';
 import { loadDataset, size } from './dataset.js';
 import { issueKeys } from './keys.js';
@@ -18,7 +19,9 @@ const config = loadBenchConfig();
 const log = (message: string) => console.log(`[bench] ${message}`);
 
 /** Warm-up, the sequential sample, then the measured run, against one server. */
-async function measure(server: ChildServer, source: Parameters<typeof runLoad>[1], config: BenchConfig): Promise<Measured & { bodies: unknown[] }> {
+async function measure(server: ChildServer, source: Parameters<typeof runLoad>[1], own: OwnProcesses): Promise<Measured & { bodies: unknown[] }> {
+  await waitForQuiet(own);
+  const cpu = await watchCpu(own);
   server.resetPeak();
   await runLoad(server.url, source, config.connections, config.warmup);
   await server.settle();
@@ -26,10 +29,12 @@ async function measure(server: ChildServer, source: Parameters<typeof runLoad>[1
   const count = config.samples + (config.samples % 2);
   const probe = await sample(server, Array.from({ length: count }, (_, i) => source.request(i)));
   const before = await server.statements();
+  const cost = await watchCost(own, server.pid);
   const load = await runLoad(server.url, source, config.connections, config.duration);
   await server.settle();
   // Every request sent was served to the end, even those the load generator stopped waiting for.
   const underLoad = ((await server.statements()) - before) / Math.max(1, load.sent);
+  const cpuPerRequest = await cost(load.sent);
   return {
     load,
     statements: { min: Math.min(...probe.statements), max: Math.max(...probe.statements), underLoad },
@@ -37,11 +42,13 @@ async function measure(server: ChildServer, source: Parameters<typeof runLoad>[1
     sampled: count,
     messages: probe.messages,
     peakRss: server.windowPeakRss(),
+    cpuPerRequest,
+    otherCpu: await cpu.stop(),
     bodies: probe.bodies,
   };
 }
 
-async function runCase(entry: Case, gateway: ChildServer, floor: ChildServer): Promise<CaseResult> {
+async function runCase(entry: Case, gateway: ChildServer, floor: ChildServer, own: OwnProcesses): Promise<CaseResult> {
   const result: CaseResult = { case: entry, notes: [...entry.notes] };
   if (entry.skip) {
     log(`${entry.id}. ${entry.title}: skipped - ${entry.skip}`);
@@ -49,14 +56,14 @@ async function runCase(entry: Case, gateway: ChildServer, floor: ChildServer): P
     return result;
   }
   log(`${entry.id}. ${entry.title}: gateway`);
-  const { bodies, ...gatewayRun } = await measure(gateway, { request: entry.gateway, constant: entry.constant, run: entry.run ?? 1 }, config);
+  const { bodies, ...gatewayRun } = await measure(gateway, { request: entry.gateway, constant: entry.constant, run: entry.run ?? 1 }, own);
   result.gateway = gatewayRun;
   if (gatewayRun.messages.length) result.notes.push(`sampled answers failed: ${gatewayRun.messages.join(' | ')}`);
   if (entry.floor) {
     const floorPath = entry.floor;
     log(`${entry.id}. ${entry.title}: floor`);
     const floorRequest = (i: number) => ({ method: 'GET' as const, path: floorPath(i), headers: {} });
-    const { bodies: floorBodies, ...floorRun } = await measure(floor, { request: floorRequest, constant: entry.constant, run: 1 }, config);
+    const { bodies: floorBodies, ...floorRun } = await measure(floor, { request: floorRequest, constant: entry.constant, run: 1 }, own);
     result.floor = floorRun;
     const difference = compareWithFloor(bodies, floorBodies);
     if (difference) result.notes.push(difference);
@@ -98,7 +105,8 @@ async function main(): Promise<void> {
   // The mutation goes last: archived boards would change what the read cases return.
   const cases = all.filter((c) => !config.cases || config.cases.includes(c.id)).sort((x, y) => Number(x.kind === 'mutation') - Number(y.kind === 'mutation'));
   const results: CaseResult[] = [];
-  for (const entry of cases) results.push(await runCase(entry, gateway, floor));
+  const own = new OwnProcesses(config.adminUrl, database.name, () => [gateway.pid, floor.pid]);
+  for (const entry of cases) results.push(await runCase(entry, gateway, floor, own));
   const invariance = await statementInvariance(gateway, keys);
   await gateway.stop();
   await floor.stop();

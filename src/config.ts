@@ -6,7 +6,7 @@ export interface Config {
   port: number;
   /** PostgreSQL URL; when unset the embedded PGlite database is used. */
   databaseUrl: string | undefined;
-  /** Directory of the embedded database (and, later, uploaded files). @default ./.data */
+  /** Directory of the embedded database and, by default, of uploaded files. @default ./.data */
   dataDir: string;
   /** Connections in the PostgreSQL pool. @default 10 */
   poolSize: number;
@@ -20,12 +20,16 @@ export interface Config {
   demoApiKey: string | undefined;
   /** Deepest selection an operation may nest (a connection hop counts three: field, edges, node). @default 15 */
   maxDepth: number;
-  /** Most aliases in one operation. @default 30 */
+  /** Most aliases in one operation; the legacy REST views alias every snake_case field, the texture view 34 of them. @default 60 */
   maxAliases: number;
   /** Highest estimated cost of one operation (graphql-armor's: 2 per object, 1 per scalar, growing with depth). @default 20000 */
   maxCost: number;
   /** Largest request body, in bytes. @default 1048576 */
   maxBodyBytes: number;
+  /** Directory of uploaded files. @default DATA_DIR/files */
+  filesDir: string;
+  /** Largest uploaded file, in bytes. @default 10485760 */
+  maxUploadBytes: number;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -41,18 +45,21 @@ function integer(name: string, value: string | undefined, fallback: number): num
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = resolve(env.DATA_DIR || './.data');
   return {
     port: integer('PORT', env.PORT, 4000),
     databaseUrl: env.DATABASE_URL || undefined,
-    dataDir: resolve(env.DATA_DIR || './.data'),
+    dataDir,
     poolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10),
     graphiql: flag(env.GRAPHIQL, true),
     introspection: flag(env.INTROSPECTION, true),
     seedDemo: flag(env.SEED_DEMO, true),
     demoApiKey: env.DEMO_API_KEY || undefined,
     maxDepth: integer('MAX_DEPTH', env.MAX_DEPTH, 15),
-    maxAliases: integer('MAX_ALIASES', env.MAX_ALIASES, 30),
+    maxAliases: integer('MAX_ALIASES', env.MAX_ALIASES, 60),
     maxCost: integer('MAX_COST', env.MAX_COST, 20_000),
     maxBodyBytes: integer('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 1_048_576),
+    filesDir: resolve(env.FILES_DIR || `${dataDir}/files`),
+    maxUploadBytes: integer('MAX_UPLOAD_BYTES', env.MAX_UPLOAD_BYTES, 10_485_760),
   };
 }

@@ -57,11 +57,21 @@ describe('organization isolation', () => {
   });
 });
 
+/** A multipart request (GraphQL multipart request spec) carrying one small file as $upload. */
+async function sendWithFile(document: string) {
+  const form = new FormData();
+  form.set('operations', JSON.stringify({ query: document, variables: { upload: null } }));
+  form.set('map', JSON.stringify({ 0: ['variables.upload'] }));
+  form.set('0', new Blob(['hello'], { type: 'text/plain' }), 'hello.txt');
+  const response = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'x-api-key': server.keys.viewer }, body: form });
+  return { status: response.status, ...(await response.json()) };
+}
+
 describe('read-only keys', () => {
-  for (const { name, document } of everyMutation()) {
+  for (const { name, document, upload } of everyMutation()) {
     it(`cannot call ${name}`, async () => {
       const before = await server.database.prisma.userActionLog.count();
-      const response = await server.graphql(document, {}, server.keys.viewer);
+      const response = upload ? await sendWithFile(document) : await server.graphql(document, {}, server.keys.viewer);
       expect(response.errors?.[0]?.extensions?.code, JSON.stringify(response.errors)).toBe('FORBIDDEN');
       expect(await server.database.prisma.userActionLog.count()).toBe(before);
     });

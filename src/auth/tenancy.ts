@@ -38,7 +38,9 @@ const nest = (path: string[], leaf: unknown): Record<string, unknown> =>
 
 /** A Prisma `select` reaching a row's organization id. */
 export function organizationSelect(model: OrganizationScopedModel): Record<string, unknown> {
-  return nest(organizationPaths[model], true);
+  const path = organizationPaths[model];
+  // Unlike a `where`, a `select` nests each relation's fields under `select`.
+  return path.slice(0, -1).reduceRight<Record<string, unknown>>((inner, key) => ({ [key]: { select: inner } }), { [path[path.length - 1]]: true });
 }
 
 /** Reads the organization id out of a row loaded with `organizationSelect`. */

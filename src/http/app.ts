@@ -8,6 +8,10 @@ import { prisma } from '../db/index.js';
 import { createContext, type Context } from '../schema/context.js';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, renderGraphiQL } from './graphiql.js';
 import { operationLimits } from './limits.js';
+import { fileRoutes, limitByKind, uploadBodyBytes } from '../files/http.js';
+import { FileStore, useFileStore } from '../files/store.js';
+import { filesPath } from '../schema/files.js';
+import { restApi } from '../rest/index.js';
 
 const READY_TIMEOUT_MS = 2_000;
 
@@ -65,13 +69,18 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): {
   app.get('/ready', async (c) =>
     (await databaseAnswers()) ? c.json({ status: 'ready' }) : c.json({ status: 'unavailable' }, 503),
   );
+  const limit = (maxSize: number) => bodyLimit({ maxSize, onError: (c) => c.json({ errors: [{ message: `Request body larger than ${maxSize} bytes`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] }, 413) });
   app.on(
     ['GET', 'POST', 'OPTIONS'],
     '/graphql',
-    bodyLimit({ maxSize: config.maxBodyBytes, onError: (c) => c.json({ errors: [{ message: `Request body larger than ${config.maxBodyBytes} bytes`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] }, 413) }),
+    limitByKind(limit(config.maxBodyBytes), limit(uploadBodyBytes(config.maxUploadBytes))),
     (c) => yoga.fetch(c.req.raw),
   );
+  useFileStore(new FileStore(config.filesDir, config.maxUploadBytes));
+  app.route(filesPath, fileRoutes());
   if (config.graphiql) app.route(GRAPHIQL_ASSETS_PATH, graphiqlAssets());
+  // The legacy REST v1 routes, /api/openapi.json and /docs, all running through `yoga`.
+  app.route('/', restApi({ schema, yoga, config }));
   app.notFound((c) => c.json({ detail: 'Not Found' }, 404));
   app.onError((error, c) => {
     console.error(error);

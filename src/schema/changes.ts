@@ -29,7 +29,7 @@ export async function findForChange(
   client: object = prisma(),
 ): Promise<{ id: number; organizationId: number }> {
   const row = await delegateOf(client, model).findFirst({
-    where: { id: rowId, ...tenancyWhere(model, ctx.principal) },
+    where: { AND: [{ id: rowId }, tenancyWhere(model, ctx.principal)] },
     select: { id: true, ...organizationSelect(model) },
   });
   if (!row) throw notFound(what);

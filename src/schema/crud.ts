@@ -2,6 +2,7 @@ import type { Action } from '../auth/roles.js';
 import type { OrganizationScopedModel } from '../auth/tenancy.js';
 import { delegateOf } from '../db/delegate.js';
 import { prisma } from '../db/index.js';
+import { getDatamodel } from '../generated/pothos-types.js';
 import { builder } from './builder.js';
 import { authorize, findForChange, recordChange, type Transaction } from './changes.js';
 import type { Context } from './context.js';
@@ -52,20 +53,45 @@ export interface CrudSpec {
 
 const lowerFirst = (name: string) => name[0].toLowerCase() + name.slice(1);
 
-type InputFields = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
+export type InputFields = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
+
+/** The `{ id, rowId }` pair by which a mutation names its target row. */
+export function rowTargetFields(t: InputFields, label: string) {
+  return {
+    id: t.id({ description: `Global id of the ${label}; or give rowId.` }),
+    rowId: t.int({ description: `Row id of the ${label}; or give id.` }),
+  };
+}
+
+/** The answer of a deletion: the row is gone, so only its ids remain. */
+export function deletedPayload(name: string, typeName: string) {
+  return builder.objectRef<{ rowId: number }>(name).implement({
+    fields: (t) => ({
+      deletedRowId: t.exposeInt('rowId', { description: 'Row id of the deleted row.' }),
+      deletedId: t.id({ description: 'Global id of the deleted row.', resolve: (payload) => Buffer.from(`${typeName}:${payload.rowId}`).toString('base64') }),
+    }),
+  });
+}
 
 function inputField(t: InputFields, spec: FieldSpec, required: boolean) {
   const type = Array.isArray(spec.type) ? [spec.type[0]] : spec.type;
   return t.field({ type: type as never, required, description: spec.description });
 }
 
+const datamodel = getDatamodel().datamodel.models;
+
+/** Whether the column may hold null, from the Prisma schema (null in an update clears an optional column). */
+function nullableColumn(model: OrganizationScopedModel, column: string): boolean {
+  return datamodel[model].fields.some((field) => field.name === column && !field.isRequired);
+}
+
 /** Trims and bounds strings, checks numeric ranges; names the offending input field. */
-function cleanValues(fields: Record<string, FieldSpec>, input: Record<string, unknown>): Record<string, unknown> {
+function cleanValues(model: OrganizationScopedModel, fields: Record<string, FieldSpec>, input: Record<string, unknown>): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(fields)) {
     let value = input[name];
     if (value === undefined) continue;
-    if (value === null && spec.required) throw badUserInput(`${name} cannot be null`, `input.${name}`);
+    if (value === null && (spec.required || !nullableColumn(model, name))) throw badUserInput(`${name} cannot be null`, `input.${name}`);
     if (typeof value === 'string') {
       value = value.trim();
       if (spec.required && value === '') throw badUserInput(`${name} cannot be empty`, `input.${name}`);
@@ -116,10 +142,7 @@ function payloadType(typeName: string, verb: string, spec: CrudSpec) {
 export function defineCrudMutations(spec: CrudSpec): void {
   const { typeName, label, model } = spec;
   const operations = spec.operations ?? ['create', 'update', 'delete'];
-  const target = (t: InputFields) => ({
-    id: t.id({ description: `Global id of the ${label.toLowerCase()}; or give rowId.` }),
-    rowId: t.int({ description: `Row id of the ${label.toLowerCase()}; or give id.` }),
-  });
+  const target = (t: InputFields) => rowTargetFields(t, label.toLowerCase());
 
   if (operations.includes('create')) {
     const Input = builder.inputType(`Create${typeName}Input`, {
@@ -134,7 +157,7 @@ export function defineCrudMutations(spec: CrudSpec): void {
         type: Payload,
         args: { input: t.arg({ type: Input, required: true }) },
         resolve: async (_root, args, ctx) => {
-          const data = cleanValues(spec.fields, args.input as Record<string, unknown>);
+          const data = cleanValues(model, spec.fields, args.input as Record<string, unknown>);
           data[spec.parent] ??= spec.defaultParent?.(ctx) ?? undefined;
           if (data[spec.parent] == null) throw badUserInput(`${spec.parent} is required`, `input.${spec.parent}`);
           const parentModel = spec.fields[spec.parent].references!;
@@ -170,7 +193,7 @@ export function defineCrudMutations(spec: CrudSpec): void {
           const input = args.input as Record<string, unknown> & { id?: string; rowId?: number };
           const rowId = targetRowId(input, typeName);
           const { [spec.parent]: _parent, ...fields } = spec.fields;
-          const data = cleanValues(fields, input);
+          const data = cleanValues(model, fields, input);
           const row = await findForChange(ctx, model, rowId, label);
           authorize(ctx, spec.action, row.organizationId);
           await recordChange(ctx, { method: 'UPDATE', entityType: typeName, organizationId: row.organizationId }, async (tx) => {
@@ -186,12 +209,7 @@ export function defineCrudMutations(spec: CrudSpec): void {
 
   if (operations.includes('delete')) {
     const Input = builder.inputType(`Delete${typeName}Input`, { fields: (t) => target(t) });
-    const Payload = builder.objectRef<{ rowId: number }>(`Delete${typeName}Payload`).implement({
-      fields: (t) => ({
-        deletedRowId: t.exposeInt('rowId', { description: 'Row id of the deleted row.' }),
-        deletedId: t.id({ description: 'Global id of the deleted row.', resolve: (payload) => Buffer.from(`${typeName}:${payload.rowId}`).toString('base64') }),
-      }),
-    });
+    const Payload = deletedPayload(`Delete${typeName}Payload`, typeName);
     builder.mutationField(`delete${typeName}`, (t) =>
       t.field({
         type: Payload,
@@ -241,13 +259,14 @@ export function defineReorderMutation(spec: ReorderSpec): void {
         const parent = await findForChange(ctx, spec.parentModel, parentId, spec.parentModel);
         authorize(ctx, spec.action, parent.organizationId);
         const rows = delegateOf(prisma(), spec.model);
-        const children = (await rows.findMany({ where: { [spec.parentField]: parentId }, select: { id: true } })) as { id: number }[];
-        const expected = new Set(children.map((child) => child.id));
-        if (input.ids.length !== expected.size || new Set(input.ids).size !== input.ids.length || !input.ids.every((id) => expected.has(id))) {
-          throw badUserInput(`ids must list each ${spec.label.toLowerCase()} of ${spec.parentModel} ${parentId} exactly once`, 'input.ids');
-        }
         await recordChange(ctx, { method: 'UPDATE', entityType: spec.parentModel, organizationId: parent.organizationId }, async (tx) => {
-          await Promise.all(input.ids.map((id, index) => delegateOf(tx, spec.model).update({ where: { id }, data: { order: index + 1 } })));
+          // Read inside the transaction, so a child added meanwhile cannot slip past the check.
+          const children = (await delegateOf(tx, spec.model).findMany({ where: { [spec.parentField]: parentId }, select: { id: true } })) as { id: number }[];
+          const expected = new Set(children.map((child) => child.id));
+          if (input.ids.length !== expected.size || new Set(input.ids).size !== input.ids.length || !input.ids.every((id) => expected.has(id))) {
+            throw badUserInput(`ids must list each ${spec.label.toLowerCase()} of ${spec.parentModel} ${parentId} exactly once`, 'input.ids');
+          }
+          for (const [index, id] of input.ids.entries()) await delegateOf(tx, spec.model).update({ where: { id }, data: { order: index + 1 } });
           return { id: parentId };
         });
         return rows.findMany({ ...query, where: { [spec.parentField]: parentId }, orderBy: [{ order: 'asc' }, { id: 'asc' }] }) as never;

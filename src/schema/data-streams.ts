@@ -1,4 +1,7 @@
 import { builder } from './builder.js';
+import type { Transaction } from './changes.js';
+import { defineCrudMutations, defineReorderMutation, type FieldSpec } from './crud.js';
+import { badUserInput } from './errors.js';
 import { rowIdNode } from './global-id.js';
 import { DataStreamConnectionDirection } from './enums.js';
 import { pageByOrder } from './pagination.js';
@@ -87,4 +90,95 @@ defineRootFields({
   single: 'slide',
   filter: { name: 'String', dataStreamId: 'Int', authorId: 'Int', order: 'Int', enableCamera: 'Boolean' },
   order: ['id', 'order', 'name', 'createdAt', 'updatedAt'],
+});
+
+const longText: FieldSpec = { type: 'String', maxLength: 10_000 };
+const position: FieldSpec = { type: 'Int', min: 1, description: 'Position in the stream; a new row without one goes last.' };
+
+/** Puts a new slide or step last in its stream unless the caller chose a position. */
+function appendToStream(model: 'slide' | 'dataStreamConnection') {
+  return async (tx: Transaction, data: Record<string, unknown>) => {
+    if (data.order != null) return {};
+    const dataStreamId = data.dataStreamId as number;
+    // Locking the stream makes concurrent appends take turns instead of both reading the same last position.
+    await tx.$queryRaw`SELECT id FROM whiteboard_data_stream WHERE id = ${dataStreamId} FOR UPDATE`;
+    const delegate = tx[model] as unknown as { aggregate(args: object): Promise<{ _max: { order: number | null } }> };
+    const { _max } = await delegate.aggregate({ where: { dataStreamId }, _max: { order: true } });
+    return { order: (_max.order ?? 0) + 1 };
+  };
+}
+
+defineCrudMutations({
+  model: 'DataStream',
+  typeName: 'DataStream',
+  label: 'Data stream',
+  action: 'editContent',
+  parent: 'whiteboardId',
+  fields: {
+    whiteboardId: { type: 'Int', required: true, references: 'Whiteboard', description: 'Row id of the board.' },
+    name: { type: 'String', required: true },
+    description: longText,
+    icon: { type: 'String' },
+    color: { type: 'String', maxLength: 32 },
+  },
+  onCreate: (_tx, _data, ctx) => ({ authorId: ctx.principal.userId }),
+});
+
+defineCrudMutations({
+  model: 'Slide',
+  typeName: 'Slide',
+  label: 'Slide',
+  action: 'editContent',
+  parent: 'dataStreamId',
+  fields: {
+    dataStreamId: { type: 'Int', required: true, references: 'DataStream', description: 'Row id of the data stream.' },
+    name: { type: 'String', required: true },
+    description: longText,
+    order: position,
+    connectionsIsUsed: { type: 'Boolean' },
+    enableCamera: { type: 'Boolean' },
+    cameraX1: { type: 'Float' },
+    cameraY1: { type: 'Float' },
+    cameraX2: { type: 'Float' },
+    cameraY2: { type: 'Float' },
+    enableDescription: { type: 'Boolean' },
+  },
+  onCreate: async (tx, data, ctx) => ({ authorId: ctx.principal.userId, ...(await appendToStream('slide')(tx, data)) }),
+});
+
+defineCrudMutations({
+  model: 'DataStreamConnection',
+  typeName: 'DataStreamConnection',
+  label: 'Data stream connection',
+  action: 'editContent',
+  parent: 'dataStreamId',
+  fields: {
+    dataStreamId: { type: 'Int', required: true, references: 'DataStream', description: 'Row id of the data stream.' },
+    objectConnectionId: { type: 'Int', required: true, references: 'WhiteboardObjectConnection', description: 'Row id of an object connection on the same board as the stream.' },
+    direction: { type: DataStreamConnectionDirection },
+    order: position,
+    description: longText,
+  },
+  onCreate: appendToStream('dataStreamConnection'),
+  // A stream can only walk the connections drawn on its own board.
+  check: async (tx, data, rowId) => {
+    if (data.objectConnectionId == null) return;
+    const stream = rowId == null
+      ? await tx.dataStream.findUniqueOrThrow({ where: { id: data.dataStreamId as number }, select: { whiteboardId: true } })
+      : (await tx.dataStreamConnection.findUniqueOrThrow({ where: { id: rowId }, select: { dataStream: { select: { whiteboardId: true } } } })).dataStream;
+    const connection = await tx.whiteboardObjectConnection.findUnique({ where: { id: data.objectConnectionId as number }, select: { whiteboardId: true } });
+    if (connection?.whiteboardId !== stream.whiteboardId) {
+      throw badUserInput(`objectConnectionId ${data.objectConnectionId} is not a connection on the stream's board`, 'input.objectConnectionId');
+    }
+  },
+});
+
+defineReorderMutation({ model: 'Slide', name: 'reorderSlides', parentField: 'dataStreamId', parentModel: 'DataStream', label: 'Slide', action: 'editContent' });
+defineReorderMutation({
+  model: 'DataStreamConnection',
+  name: 'reorderDataStreamConnections',
+  parentField: 'dataStreamId',
+  parentModel: 'DataStream',
+  label: 'Data stream connection',
+  action: 'editContent',
 });

@@ -1,10 +1,15 @@
+import { tenancyWhere } from '../auth/tenancy.js';
+import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
+import { Choice } from './choices.js';
+import { defineCrudMutations } from './crud.js';
 import { rowIdNode } from './global-id.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('ObjectRepositoryEntry', {
   ...rowIdNode('ObjectRepositoryEntry'),
-  description: "An object published to its organization's repository for reuse on other boards.",
+  description:
+    "An object published to its organization's repository for reuse on other boards. The legacy \"new\" list is `objectRepositoryEntries(orderBy: [{ field: createdAt, direction: DESC }])`.",
   fields: (t) => ({
     rowId: t.exposeInt('id'),
     organizationId: t.exposeInt('organizationId'),
@@ -27,3 +32,36 @@ defineRootFields({
   filter: { name: 'String', organizationId: 'Int', objectId: 'Int', authorId: 'Int', createdAt: 'DateTime' },
   order: ['id', 'name', 'createdAt'],
 });
+
+defineCrudMutations({
+  model: 'ObjectRepositoryEntry',
+  typeName: 'ObjectRepositoryEntry',
+  label: 'Object repository entry',
+  action: 'editContent',
+  parent: 'objectId',
+  fields: {
+    objectId: { type: 'Int', required: true, references: 'WhiteboardObject', description: 'Row id of the object to publish; the entry joins the organization of its board.' },
+    name: { type: 'String', required: true },
+    description: { type: 'String', maxLength: 10_000 },
+  },
+  onCreate: async (tx, data, ctx) => {
+    const object = await tx.whiteboardObject.findUniqueOrThrow({ where: { id: data.objectId as number }, select: { whiteboard: { select: { organizationId: true } } } });
+    return { organizationId: object.whiteboard.organizationId, authorId: ctx.principal.userId };
+  },
+  operations: ['create'],
+});
+
+builder.queryField('objectRepositoryUserChoices', (t) =>
+  t.field({
+    type: [Choice],
+    description: "The users who published entries to the repositories of the caller's organizations, to filter entries by author.",
+    resolve: async (_root, _args, ctx) => {
+      const authors = await prisma().user.findMany({
+        where: { repositoryEntries: { some: tenancyWhere('ObjectRepositoryEntry', ctx.principal) } },
+        select: { id: true, email: true, firstName: true, lastName: true },
+        orderBy: [{ firstName: 'asc' }, { lastName: 'asc' }, { id: 'asc' }],
+      });
+      return authors.map((user) => ({ value: user.id, label: `${user.firstName} ${user.lastName}`.trim() || user.email }));
+    },
+  }),
+);

@@ -3,6 +3,7 @@ import { delegateOf } from '../db/delegate.js';
 import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
 import { filterToWhere, modelFilter, modelOrder, orderToPrisma, type FilterKind } from './filters.js';
+import { badUserInput } from './errors.js';
 import { connectionOptions } from './pagination.js';
 
 export interface RootFieldsSpec {
@@ -18,6 +19,14 @@ export interface RootFieldsSpec {
   filter: Record<string, FilterKind>;
   /** Columns the list can be sorted by. */
   order: string[];
+}
+
+/** The rows `offset` skips; it pages forward only, so it is refused with `last`/`before`. */
+function offsetOf(args: { offset?: number | null; last?: number | null; before?: string | null }): number {
+  const offset = args.offset ?? 0;
+  if (offset < 0) throw badUserInput(`Argument "offset" must not be negative, got ${offset}`, 'offset');
+  if (offset > 0 && (args.last != null || args.before != null)) throw badUserInput('Argument "offset" cannot be combined with last/before', 'offset');
+  return offset;
 }
 
 /**
@@ -38,11 +47,13 @@ export function defineRootFields(spec: RootFieldsSpec): void {
       args: {
         filter: t.arg({ type: Filter }),
         orderBy: t.arg({ type: [OrderBy], description: 'Sort keys in order of precedence; the row id breaks ties.' }),
+        offset: t.arg.int({ description: 'Rows to skip before the page (after `after`, when given), for offset paging; not with `last`/`before`.' }),
       },
       totalCount: (_parent, args, ctx) => rows().count({ where: { AND: [filterToWhere(args.filter), tenancyWhere(spec.model, ctx.principal)] } }),
       resolve: (query, _parent, args, ctx) =>
         rows().findMany({
           ...query,
+          skip: (query.skip ?? 0) + offsetOf(args),
           where: { AND: [filterToWhere(args.filter), tenancyWhere(spec.model, ctx.principal)] },
           orderBy: orderToPrisma(args.orderBy),
         }) as never,

@@ -2,9 +2,9 @@ import { forgetUser } from '../auth/principal.js';
 import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
 import { recordChange } from './changes.js';
-import { notFound } from './errors.js';
+import { Choice } from './choices.js';
+import { badUserInput, notFound } from './errors.js';
 import { rowIdNode } from './global-id.js';
-import { Role, RoleFilter } from './enums.js';
 import { pageInTenancy } from './pagination.js';
 import { tenancyWhere } from '../auth/tenancy.js';
 import { defineRootFields } from './root-fields.js';
@@ -33,64 +33,12 @@ builder.prismaNode('User', {
   }),
 });
 
-builder.prismaNode('UserOrganization', {
-  name: 'Membership',
-  ...rowIdNode('UserOrganization'),
-  description: 'A user belonging to an organization with a role there.',
-  fields: (t) => ({
-    rowId: t.exposeInt('id'),
-    userId: t.exposeInt('userId'),
-    organizationId: t.exposeInt('organizationId'),
-    role: t.expose('role', { type: Role }),
-    lastActivity: t.expose('lastActivity', { type: 'DateTime' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    user: t.relation('user'),
-    organization: t.relation('organization'),
-  }),
-});
-
-builder.prismaNode('UserInvite', {
-  ...rowIdNode('UserInvite'),
-  description: 'An invitation to join an organization; its token is never shown again.',
-  fields: (t) => ({
-    rowId: t.exposeInt('id'),
-    email: t.exposeString('email'),
-    organizationId: t.exposeInt('organizationId'),
-    role: t.expose('role', { type: Role }),
-    invitedById: t.exposeInt('invitedById'),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
-    acceptedAt: t.expose('acceptedAt', { type: 'DateTime', nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    organization: t.relation('organization'),
-    invitedBy: t.relation('invitedBy'),
-  }),
-});
-
 defineRootFields({
   model: 'User',
   list: 'users',
   single: 'user',
   filter: { email: 'String', firstName: 'String', lastName: 'String', isActive: 'Boolean', isAdmin: 'Boolean', activeOrganizationId: 'Int' },
   order: ['id', 'email', 'firstName', 'lastName', 'createdAt'],
-});
-
-defineRootFields({
-  model: 'UserOrganization',
-  typeName: 'Membership',
-  list: 'memberships',
-  single: 'membership',
-  filter: { userId: 'Int', organizationId: 'Int', role: RoleFilter, lastActivity: 'DateTime' },
-  order: ['id', 'role', 'lastActivity', 'createdAt'],
-});
-
-defineRootFields({
-  model: 'UserInvite',
-  list: 'userInvites',
-  single: 'userInvite',
-  filter: { email: 'String', organizationId: 'Int', role: RoleFilter, expiresAt: 'DateTime' },
-  order: ['id', 'email', 'expiresAt', 'createdAt'],
 });
 
 builder.queryField('me', (t) =>
@@ -105,18 +53,38 @@ const UpdateActiveOrganizationInput = builder.inputType('UpdateActiveOrganizatio
   fields: (t) => ({ organizationId: t.int({ required: true, description: 'Row id of an organization the caller belongs to.' }) }),
 });
 
-const UpdateActiveOrganizationPayload = builder.objectRef<{ userId: number }>('UpdateActiveOrganizationPayload').implement({
-  fields: (t) => ({
-    user: t.prismaField({
-      type: 'User',
-      resolve: (query, payload) => prisma().user.findUniqueOrThrow({ ...query, where: { id: payload.userId } }),
+/** A mutation's answer that is the changed user. */
+function userPayload(name: string) {
+  return builder.objectRef<{ userId: number }>(name).implement({
+    fields: (t) => ({
+      user: t.prismaField({
+        type: 'User',
+        resolve: (query, payload) => prisma().user.findUniqueOrThrow({ ...query, where: { id: payload.userId } }),
+      }),
     }),
+  });
+}
+
+const UpdateMeInput = builder.inputType('UpdateMeInput', {
+  description: 'The email address is not changed here: it is the identity invitations are matched on, and this service sends no mail to verify a new one.',
+  fields: (t) => ({
+    firstName: t.string({ description: 'Not empty; at most 100 characters.' }),
+    lastName: t.string({ description: 'At most 100 characters; may be empty.' }),
   }),
 });
 
-builder.mutationField('updateActiveOrganization', (t) =>
-  t.field({
-    type: UpdateActiveOrganizationPayload,
+/** A trimmed name of at most 100 characters (undefined when not given); a first name may not be empty. */
+export function cleanName(value: string | null | undefined, field: 'firstName' | 'lastName'): string | undefined {
+  if (value === undefined) return undefined;
+  const name = (value ?? '').trim();
+  if (field === 'firstName' && name === '') throw badUserInput('firstName cannot be empty', 'input.firstName');
+  if (name.length > 100) throw badUserInput(`${field} is longer than 100 characters`, `input.${field}`);
+  return name;
+}
+
+builder.mutationFields((t) => ({
+  updateActiveOrganization: t.field({
+    type: userPayload('UpdateActiveOrganizationPayload'),
     description: "Switches the caller's active organization among its memberships.",
     args: { input: t.arg({ type: UpdateActiveOrganizationInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
@@ -129,6 +97,33 @@ builder.mutationField('updateActiveOrganization', (t) =>
       );
       forgetUser(principal.userId);
       return { userId: principal.userId };
+    },
+  }),
+  updateMe: t.field({
+    type: userPayload('UpdateMePayload'),
+    description: "Changes the caller's own name.",
+    args: { input: t.arg({ type: UpdateMeInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const data = { firstName: cleanName(input.firstName, 'firstName'), lastName: cleanName(input.lastName, 'lastName') };
+      const { userId, activeOrganizationId } = ctx.principal;
+      const change = { method: 'UPDATE', entityType: 'User', organizationId: activeOrganizationId } as const;
+      await recordChange(ctx, change, (tx) => tx.user.update({ where: { id: userId }, data, select: { id: true } }));
+      return { userId };
+    },
+  }),
+}));
+
+builder.queryField('organizationChoices', (t) =>
+  t.field({
+    type: [Choice],
+    description: 'The organizations the caller belongs to, by name, for choosing the active one.',
+    resolve: async (_root, _args, ctx) => {
+      const organizations = await prisma().organization.findMany({
+        where: { id: { in: [...ctx.principal.roles.keys()] } },
+        select: { id: true, name: true },
+        orderBy: [{ name: 'asc' }, { id: 'asc' }],
+      });
+      return organizations.map((organization) => ({ value: organization.id, label: organization.name }));
     },
   }),
 );

@@ -1,12 +1,14 @@
+import { tenancyWhere } from '../auth/tenancy.js';
 import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
 import { authorize, findForChange, recordChange } from './changes.js';
-import { defineCrudMutations } from './crud.js';
+import type { Context } from './context.js';
+import { defineCrudMutations, targetRowId, type CrudSpec } from './crud.js';
 import { rowIdNode } from './global-id.js';
-import { pageById } from './pagination.js';
+import { connectionOptions, pageById } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 
-const Whiteboard = builder.prismaNode('Whiteboard', {
+builder.prismaNode('Whiteboard', {
   ...rowIdNode('Whiteboard'),
   description: 'A board of an organization: objects and their connections, data streams told as slides.',
   fields: (t) => ({
@@ -38,6 +40,23 @@ defineRootFields({
   order: ['id', 'name', 'createdAt', 'updatedAt'],
 });
 
+builder.queryField('whiteboardClients', (t) =>
+  t.prismaConnection({
+    type: 'User',
+    ...connectionOptions,
+    description: "The users who may open a board: the active members of its organization, whatever their role.",
+    args: { rowId: t.arg.int({ required: true, description: 'Row id of the board.' }) },
+    resolve: async (query, _root, args, ctx) =>
+      prisma().user.findMany({ ...query, where: await clientsWhere(ctx, args.rowId), orderBy: { id: 'asc' } }),
+    totalCount: async (_root, args, ctx) => prisma().user.count({ where: await clientsWhere(ctx, args.rowId) }),
+  }),
+);
+
+async function clientsWhere(ctx: Context, boardRowId: number) {
+  const board = await findForChange(ctx, 'Whiteboard', boardRowId, 'Whiteboard');
+  return { isActive: true, memberships: { some: { organizationId: board.organizationId } }, AND: [tenancyWhere('User', ctx.principal)] };
+}
+
 const WhiteboardPayload = builder.objectRef<{ whiteboardId: number }>('WhiteboardPayload').implement({
   fields: (t) => ({
     whiteboard: t.prismaField({
@@ -48,7 +67,10 @@ const WhiteboardPayload = builder.objectRef<{ whiteboardId: number }>('Whiteboar
 });
 
 const ArchiveInput = builder.inputType('WhiteboardArchiveInput', {
-  fields: (t) => ({ id: t.globalID({ required: true, for: Whiteboard, description: 'The board.' }) }),
+  fields: (t) => ({
+    id: t.id({ description: 'Global id of the board; or give rowId.' }),
+    rowId: t.int({ description: 'Row id of the board; or give id.' }),
+  }),
 });
 
 // Archiving and unarchiving differ only in the flag they set.
@@ -59,7 +81,7 @@ for (const [name, inTheArchive] of [['archiveWhiteboard', true], ['unarchiveWhit
       description: inTheArchive ? 'Moves a board to the archive.' : 'Brings a board back from the archive.',
       args: { input: t.arg({ type: ArchiveInput, required: true }) },
       resolve: async (_root, { input }, ctx) => {
-        const board = await findForChange(ctx, 'Whiteboard', Number(input.id.id), 'Whiteboard');
+        const board = await findForChange(ctx, 'Whiteboard', targetRowId(input, 'Whiteboard'), 'Whiteboard');
         authorize(ctx, 'archive', board.organizationId);
         const change = { method: 'UPDATE', entityType: 'Whiteboard', organizationId: board.organizationId } as const;
         await recordChange(ctx, change, (tx) => tx.whiteboard.update({ where: { id: board.id }, data: { inTheArchive } }));
@@ -69,7 +91,7 @@ for (const [name, inTheArchive] of [['archiveWhiteboard', true], ['unarchiveWhit
   );
 }
 
-defineCrudMutations({
+const whiteboardCrud: CrudSpec = {
   model: 'Whiteboard',
   typeName: 'Whiteboard',
   label: 'Whiteboard',
@@ -84,4 +106,7 @@ defineCrudMutations({
   },
   onCreate: (_tx, _data, ctx) => ({ authorId: ctx.principal.userId }),
   operations: ['create', 'update'],
-});
+};
+defineCrudMutations(whiteboardCrud);
+// Deleting a board takes everything on it (objects, streams, highlights), so the matrix asks more than for editing.
+defineCrudMutations({ ...whiteboardCrud, action: 'delete', operations: ['delete'] });

@@ -1,5 +1,5 @@
-import { builder } from './builder.js';
-import { rowIdNode } from './global-id.js';
+import { builder } from '../builder.js';
+import { rowIdNode } from '../global-id.js';
 import {
   ClassConfAttributeType,
   ClassConfAttributeTypeFilter,
@@ -7,9 +7,9 @@ import {
   LibraryClassTypeFilter,
   LibraryPublishedStatus,
   LibraryPublishedStatusFilter,
-} from './enums.js';
-import { pageById, pageByOrder } from './pagination.js';
-import { defineRootFields } from './root-fields.js';
+} from '../enums.js';
+import { pageById, pageByOrder } from '../pagination.js';
+import { defineRootFields } from '../root-fields.js';
 
 builder.prismaNode('Library', {
   ...rowIdNode('Library'),

@@ -1,8 +1,8 @@
-import { builder } from './builder.js';
-import { rowIdNode } from './global-id.js';
-import { HighlightOperand, HighlightOperandFilter } from './enums.js';
-import { pageById } from './pagination.js';
-import { defineRootFields } from './root-fields.js';
+import { builder } from '../builder.js';
+import { rowIdNode } from '../global-id.js';
+import { HighlightOperand, HighlightOperandFilter } from '../enums.js';
+import { pageById } from '../pagination.js';
+import { defineRootFields } from '../root-fields.js';
 
 builder.prismaNode('WhiteboardHighlightGroup', {
   ...rowIdNode('WhiteboardHighlightGroup'),

@@ -1,0 +1,161 @@
+import {
+  getNamedType,
+  GraphQLInt,
+  GraphQLString,
+  isInputObjectType,
+  isNonNullType,
+  parse,
+  typeFromAST,
+  validate,
+  type DocumentNode,
+  type FieldNode,
+  type GraphQLField,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type TypeNode,
+} from 'graphql';
+import { filterParams, infoFields, orderingParam, type FilterFieldInfo } from './filters.js';
+import { snakeCase } from './names.js';
+import { defaultLimit, maxLimit, type Route } from './route.js';
+
+/** One value of a request, where it goes, and how it is checked. */
+export interface Param {
+  /** Its legacy name. */
+  name: string;
+  in: 'path' | 'query' | 'body';
+  /** Variable path it fills; null: checked, not passed on. */
+  target: string[] | null;
+  /** Its GraphQL type; null for `ordering` (parsed apart) and while the operation is not built. */
+  type: GraphQLInputType | null;
+  required: boolean;
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  /** For `ordering`: legacy sort key -> `<Type>OrderField` value. */
+  ordering?: Map<string, string>;
+  description?: string;
+}
+
+/** A route as served: its operation parsed and validated, its parameters typed from the schema. */
+export interface CompiledRoute extends Route {
+  operationName: string;
+  document: DocumentNode;
+  /** What keeps it answering 501; empty when it is live. */
+  notBuilt: string[];
+  /** The operation's validation errors against the schema; empty when it is live. */
+  invalid: string[];
+  root: FieldNode;
+  /** Where the answer is in the data: the root field's response key, and for a payload its one field's. */
+  rootKey: string;
+  payloadKey?: string;
+  rootField: GraphQLField<unknown, unknown> | undefined;
+  params: Param[];
+  /** The body is a multipart form (an input with an Upload field). */
+  multipart: boolean;
+  /** A body must be sent (its input has required fields). */
+  bodyRequired: boolean;
+  /** Info routes: the filterable fields, fixed for the schema. */
+  infoFields?: FilterFieldInfo[];
+}
+
+const responseKey = (field: FieldNode) => (field.alias ?? field.name).value;
+
+const typeName = (node: TypeNode): string => (node.kind === 'NamedType' ? node.name.value : typeName(node.type));
+
+export function placeholders(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+}
+
+/** Parses and validates a route's operation once and derives its parameters from the schema. */
+export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute {
+  const document = parse(route.operation);
+  const operation = document.definitions[0] as OperationDefinitionNode;
+  const root = operation.selectionSet.selections[0] as FieldNode;
+  const rootType = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  const rootField = rootType?.getFields()[root.name.value];
+  const definitions = new Map((operation.variableDefinitions ?? []).map((definition) => [definition.variable.name.value, definition]));
+  const variableType = (name: string) => {
+    const definition = definitions.get(name);
+    return definition && (typeFromAST(schema, definition.type) as GraphQLInputType | undefined);
+  };
+  const unknownTypes = [...definitions.values()].filter((definition) => !typeFromAST(schema, definition.type)).map((definition) => typeName(definition.type));
+  const invalid = validate(schema, document).map((error) => error.message);
+  const notBuilt = rootField ? unknownTypes : [`${rootType?.name ?? 'Mutation'}.${root.name.value}`];
+  const live = invalid.length === 0;
+
+  const typeAt = ([variable, ...fields]: string[]): GraphQLInputType | null => {
+    let type: GraphQLInputType | null = variableType(variable) ?? null;
+    for (const field of fields) {
+      const named = type && getNamedType(type);
+      type = isInputObjectType(named) ? (named.getFields()[field]?.type ?? null) : null;
+    }
+    if (!type && live) throw new Error(`${route.name}: no variable at ${[variable, ...fields].join('.')}`);
+    return type;
+  };
+
+  const params: Param[] = [];
+  const names = placeholders(route.path);
+  for (const name of Object.keys(route.pathParams ?? {})) {
+    if (!names.includes(name)) throw new Error(`${route.name}: ${name} is not a placeholder of ${route.path}`);
+  }
+  for (const name of names) {
+    const target = route.pathParams?.[name];
+    if (target === undefined) throw new Error(`${route.name}: placeholder {${name}} goes nowhere`);
+    const path = target?.split('.') ?? null;
+    // The legacy's ids are integers; that also types a parent's id and a route not built yet.
+    const type = (path && typeAt(path)) ?? (name.endsWith('_id') ? GraphQLInt : GraphQLString);
+    params.push({ name, in: 'path', target: path, type, required: true });
+  }
+  for (const [name, target] of Object.entries(route.queryParams ?? {})) {
+    const path = target.split('.');
+    const type = typeAt(path);
+    const variableDefault = definitions.get(path[0])?.defaultValue;
+    params.push({ name, in: 'query', target: path, type, required: !!type && isNonNullType(type) && !variableDefault });
+  }
+  if ((route.kind === 'list' || route.kind === 'filter') && definitions.has('first')) {
+    params.push({ name: 'limit', in: 'query', target: ['first'], type: GraphQLInt, required: false, default: defaultLimit, minimum: 1, maximum: maxLimit, description: 'Rows in the page.' });
+  }
+  if ((route.kind === 'list' || route.kind === 'filter') && definitions.has('offset')) {
+    params.push({ name: 'offset', in: 'query', target: ['offset'], type: GraphQLInt, required: false, default: 0, minimum: 0, description: 'Rows skipped before the page.' });
+  }
+  const filterType = getNamedTypeOf(variableType('filter'));
+  if ((route.kind === 'filter' || route.kind === 'info') && isInputObjectType(filterType)) params.push(...filterParams(filterType));
+  const orderByType = getNamedTypeOf(variableType('orderBy'));
+  if (route.kind === 'filter' && isInputObjectType(orderByType)) params.push(orderingParam(orderByType));
+
+  let multipart = false;
+  let bodyRequired = false;
+  const inputType = route.body ? getNamedTypeOf(variableType(route.body)) : undefined;
+  if (route.body && isInputObjectType(inputType)) {
+    const filled = new Set(params.flatMap(({ target }) => (target && target[0] === route.body && target.length === 2 ? [target[1]] : [])));
+    // REST speaks row ids: a global `ID` input stays GraphQL's.
+    const fields = Object.values(inputType.getFields()).filter((field) => !filled.has(field.name) && getNamedType(field.type).name !== 'ID');
+    for (const field of fields) {
+      const required = isNonNullType(field.type) && field.defaultValue === undefined;
+      params.push({ name: snakeCase(field.name), in: 'body', target: [route.body, field.name], type: field.type, required, description: field.description ?? undefined });
+      multipart ||= getNamedType(field.type).name === 'Upload';
+      bodyRequired ||= required;
+    }
+  }
+
+  return {
+    ...route,
+    operationName: operation.name!.value,
+    document,
+    notBuilt: live ? [] : notBuilt,
+    invalid,
+    root,
+    rootKey: responseKey(root),
+    payloadKey: route.kind === 'payload' ? responseKey(root.selectionSet!.selections[0] as FieldNode) : undefined,
+    rootField,
+    params,
+    multipart,
+    bodyRequired,
+    infoFields: route.kind === 'info' && isInputObjectType(filterType) ? infoFields(filterType) : undefined,
+  };
+}
+
+function getNamedTypeOf(type: GraphQLInputType | null | undefined) {
+  return type ? getNamedType(type) : undefined;
+}

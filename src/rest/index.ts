@@ -1,0 +1,39 @@
+import type { GraphQLSchema } from 'graphql';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Config } from '../config.js';
+import { limitByKind, uploadBodyBytes } from '../files/http.js';
+import { compileRoute, type CompiledRoute } from './compile.js';
+import { docsPage } from './docs.js';
+import type { GraphQLFetch } from './execute.js';
+import { openApiDocument } from './openapi.js';
+import type { Route } from './route.js';
+import { restRoutes } from './router.js';
+import { routes } from './routes/index.js';
+
+/** A route table compiled against a schema: each operation parsed and validated once. */
+export function compileRoutes(schema: GraphQLSchema, table: Route[] = routes): CompiledRoute[] {
+  return table.map((route) => compileRoute(route, schema));
+}
+
+const limit = (maxSize: number): MiddlewareHandler =>
+  bodyLimit({ maxSize, onError: (c) => c.json({ detail: `Request body larger than ${maxSize} bytes` }, 413) });
+
+/** The legacy REST v1 layer: every route of the table, `/api/openapi.json` and the `/docs` page. */
+export function restApi(options: {
+  schema: GraphQLSchema;
+  yoga: GraphQLFetch;
+  config: Config;
+  /** @default the whole table of routes/index.ts */
+  routes?: Route[];
+}): Hono {
+  const compiled = compileRoutes(options.schema, options.routes);
+  let openapi: string | undefined;
+  const app = new Hono();
+  app.use('/api/*', limitByKind(limit(options.config.maxBodyBytes), limit(uploadBodyBytes(options.config.maxUploadBytes))));
+  // Built on first request: start-up does not pay for a document most processes never serve.
+  app.get('/api/openapi.json', (c) => c.body((openapi ??= JSON.stringify(openApiDocument(compiled))), 200, { 'Content-Type': 'application/json' }));
+  app.route('/', docsPage());
+  app.route('/', restRoutes(compiled, options.yoga));
+  return app;
+}

@@ -1,0 +1,93 @@
+/**
+ * The REST v1 route table: every legacy operation is one row of data, never code of its own.
+ *
+ * A Route is one legacy operation at one path. It names the GraphQL operation it runs and where the
+ * request's values go; everything else (types, validation, OpenAPI, the answer's shape) is derived
+ * from the GraphQL schema at start-up.
+ *
+ *   group, name  legacy tag and operation name, exactly as in legacy-v1-interface.md. A name the
+ *                legacy lists twice under one group is one operation at two paths: two rows.
+ *   method, path `/api/<area>/v1/...` with a trailing slash; `{snake_case}` placeholders.
+ *   kind         how the request is read and the answer shaped; the same verb means the same everywhere:
+ *                  list    limit (default 100, at most 100) and offset go to $first and $offset (offset
+ *                          only when the operation declares it); the root field is a connection: the
+ *                          answer is the array of its edges' nodes, `totalCount` goes in X-Total-Count.
+ *                  filter  a list that also takes one query parameter per field and operator of the
+ *                          root field's `filter` argument (`name`, `name__contains`, `id__in=1,2`) into
+ *                          $filter, and `ordering=-created_at,name` into $orderBy.
+ *                  info    the filter parameters into $filter; answers `{total_count, fields}`, the
+ *                          fields read from the filter's input type.
+ *                  object  the root field's value; null answers 404.
+ *                  payload the one field selected inside the root field (a mutation payload's
+ *                          `whiteboard { ... }`); null answers 404.
+ *                  empty   204 without a body (deletes).
+ *   operation    a GraphQL document with one named operation. Aliases give the legacy snake_case keys
+ *                (`author_id: authorId`). It is parsed and validated once, at start-up; one that does
+ *                not validate (its field is not built yet) makes the route answer 501 naming what is
+ *                missing, so a route switches on by itself when its field lands.
+ *   pathParams   placeholder -> variable path, e.g. `{ whiteboard_id: 'input.rowId' }`; null for a
+ *                parent's id in a nested path, which is checked as an integer and not passed on (the
+ *                row is addressed by its own id; the GraphQL lookups take no parent).
+ *   queryParams  query parameter -> variable path, besides those the kind implies.
+ *   body         the input variable the request body fills: the JSON object's snake_case keys are its
+ *                camelCase fields (those not filled from the path; never a global `ID`). An input
+ *                with an `Upload` field makes the body a multipart form.
+ *   status       the success status. @default 200; 201 for creates (see verbs.ts), 204 for `empty`
+ *
+ * Types, required-ness, defaults and enum values of every parameter are the GraphQL types of the
+ * variables they fill. verbs.ts builds the common rows from a few values, so a group's file under
+ * routes/ reads as a table; write a Route literal for anything else.
+ */
+
+export const groups = [
+  'action-log',
+  'user-organization-control',
+  'user-info',
+  'user-invite',
+  'user-organization',
+  'organization-info',
+  'organization-user',
+  'library-control-class-conf-attribute',
+  'library-control-class-conf',
+  'library-control',
+  'library-view-class-conf',
+  'whiteboard-archive',
+  'whiteboard-data-stream',
+  'whiteboard-data-stream-connection',
+  'whiteboard-object-attribute',
+  'whiteboard-object-connection',
+  'whiteboard-object-instance',
+  'whiteboard-object-relation',
+  'whiteboard-object',
+  'whiteboard-highlight',
+  'whiteboard',
+  'object-repository',
+  'library-control-class-texture',
+  'whiteboard-data-stream-slide',
+  // Not a group of the inventory: the upload path its schema names imply.
+  'upload',
+] as const;
+
+export type Group = (typeof groups)[number];
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export type Kind = 'list' | 'filter' | 'info' | 'object' | 'payload' | 'empty';
+
+export interface Route {
+  group: Group;
+  name: string;
+  method: Method;
+  path: string;
+  kind: Kind;
+  operation: string;
+  pathParams?: Record<string, string | null>;
+  queryParams?: Record<string, string>;
+  body?: string;
+  status?: 200 | 201 | 204;
+}
+
+/** Page size of list routes when `limit` is not given. */
+export const defaultLimit = 100;
+/** Largest `limit`: a GraphQL connection's page cap, since a route runs exactly one operation. */
+export const maxLimit = 100;

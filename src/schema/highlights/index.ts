@@ -1,0 +1,3 @@
+import './types.js';
+import './mutations.js';
+import './queries.js';

@@ -1,0 +1,2 @@
+import './export.js';
+import './import.js';

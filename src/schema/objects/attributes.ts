@@ -1,0 +1,126 @@
+import { tenancyWhere } from '../../auth/tenancy.js';
+import { prisma } from '../../db/index.js';
+import { builder } from '../builder.js';
+import { authorize, recordChange } from '../changes.js';
+import { Choice } from '../choices.js';
+import type { Context } from '../context.js';
+import { targetRowId } from '../crud.js';
+import { badUserInput, notFound } from '../errors.js';
+import { parseAttributeValue, valueColumns } from './attribute-values.js';
+import { choicesFor } from './choices.js';
+
+const UpdateInput = builder.inputType('UpdateWhiteboardObjectAttributeInput', {
+  description: 'The value to set: name the value row by id or rowId, or the object and the attribute (the row is created if the object has no value yet).',
+  fields: (t) => ({
+    id: t.id({ description: 'Global id of the value row.' }),
+    rowId: t.int({ description: 'Row id of the value row.' }),
+    objectId: t.int({ description: 'Row id of the object, with attributeId.' }),
+    attributeId: t.int({ description: "Row id of an attribute of the object's class, with objectId." }),
+    value: t.string({
+      required: true,
+      description: 'The value as text, read by the attribute type: STRING and TEXT as given, INTEGER and FLOAT as decimal numbers, BOOLEAN as true or false, DATE as YYYY-MM-DD, CHOICE as one of its choices; an empty string clears it.',
+    }),
+  }),
+});
+
+const Payload = builder.objectRef<{ rowId: number }>('UpdateWhiteboardObjectAttributePayload').implement({
+  fields: (t) => ({
+    whiteboardObjectAttribute: t.prismaField({
+      type: 'WhiteboardObjectAttribute',
+      resolve: (query, payload) => prisma().whiteboardObjectAttribute.findUniqueOrThrow({ ...query, where: { id: payload.rowId } }),
+    }),
+  }),
+});
+
+type Input = typeof UpdateInput.$inferInput;
+
+/** The object and attribute a value update is about, from the value row or given directly. */
+async function valueTarget(ctx: Context, input: Input): Promise<{ objectId: number; attributeId: number }> {
+  if (input.id == null && input.rowId == null) {
+    if (input.objectId == null || input.attributeId == null) throw badUserInput('give id, rowId, or objectId and attributeId', 'input.objectId');
+    return { objectId: input.objectId, attributeId: input.attributeId };
+  }
+  const rowId = targetRowId(input, 'WhiteboardObjectAttribute');
+  const row = await prisma().whiteboardObjectAttribute.findFirst({
+    where: { id: rowId, ...tenancyWhere('WhiteboardObjectAttribute', ctx.principal) },
+    select: { objectId: true, attributeId: true },
+  });
+  if (!row) throw notFound('Whiteboard object attribute');
+  return row;
+}
+
+builder.mutationField('updateWhiteboardObjectAttribute', (t) =>
+  t.field({
+    type: Payload,
+    description: "Sets an object's value for one attribute of its class, checked against the attribute's type.",
+    args: { input: t.arg({ type: UpdateInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const { objectId, attributeId } = await valueTarget(ctx, input);
+      const object = await prisma().whiteboardObject.findFirst({
+        where: { id: objectId, ...tenancyWhere('WhiteboardObject', ctx.principal) },
+        select: {
+          whiteboard: { select: { organizationId: true } },
+          classConf: { select: { attributes: { where: { id: attributeId }, select: { name: true, type: true, choices: true, isRequired: true } } } },
+        },
+      });
+      if (!object) throw notFound('Whiteboard object');
+      const organizationId = object.whiteboard.organizationId;
+      authorize(ctx, 'editContent', organizationId);
+      const attribute = object.classConf?.attributes[0];
+      if (!attribute) throw badUserInput(`attribute ${attributeId} is not an attribute of the object's class`, 'input.attributeId');
+      const value = parseAttributeValue(attribute, input.value, 'input.value');
+      if (value === null && attribute.isRequired) throw badUserInput(`${attribute.name} is required and cannot be cleared`, 'input.value');
+      const columns = valueColumns(attribute.type, value);
+      const row = await recordChange(ctx, { method: 'UPDATE', entityType: 'WhiteboardObjectAttribute', organizationId }, (tx) =>
+        tx.whiteboardObjectAttribute.upsert({
+          where: { objectId_attributeId: { objectId, attributeId } },
+          create: { objectId, attributeId, ...columns },
+          update: columns,
+          select: { id: true },
+        }),
+      );
+      return { rowId: row.id };
+    },
+  }),
+);
+
+builder.queryField('whiteboardObjectAttributeCodeChoices', (t) =>
+  t.field({
+    type: [Choice],
+    description: 'Attribute codes (labelled with their names) of one class, or of the classes used on one board; give exactly one of them.',
+    args: { whiteboardId: t.arg.int(), classConfId: t.arg.int() },
+    resolve: (_root, args, ctx) => {
+      if ((args.whiteboardId == null) === (args.classConfId == null)) throw badUserInput('give either whiteboardId or classConfId', 'whiteboardId');
+      const source = args.whiteboardId != null
+        ? { model: 'Whiteboard' as const, rowId: args.whiteboardId, label: 'Whiteboard', where: { classConf: { objects: { some: { whiteboardId: args.whiteboardId } } } } }
+        : { model: 'ClassConf' as const, rowId: args.classConfId!, label: 'Class configuration', where: { classConfId: args.classConfId! } };
+      const codes = prisma().classConfAttribute
+        .groupBy({
+          by: ['code'],
+          where: { AND: [source.where, tenancyWhere('ClassConfAttribute', ctx.principal)] },
+          _min: { name: true },
+          orderBy: { code: 'asc' },
+        })
+        .then((rows) => rows.map((row) => ({ value: row.code, label: row._min.name ?? row.code })));
+      return choicesFor(ctx, source, codes);
+    },
+  }),
+);
+
+builder.queryField('whiteboardObjectAttributeValueStrChoices', (t) =>
+  t.field({
+    type: [Choice],
+    description: 'The distinct non-empty string values objects hold for one attribute, in order.',
+    args: { attributeId: t.arg.int({ required: true }) },
+    resolve: (_root, args, ctx) => {
+      const values = prisma().whiteboardObjectAttribute
+        .groupBy({
+          by: ['valueStr'],
+          where: { AND: [{ attributeId: args.attributeId, valueStr: { not: null } }, { NOT: { valueStr: '' } }, tenancyWhere('WhiteboardObjectAttribute', ctx.principal)] },
+          orderBy: { valueStr: 'asc' },
+        })
+        .then((rows) => rows.map((row) => ({ value: row.valueStr!, label: row.valueStr! })));
+      return choicesFor(ctx, { model: 'ClassConfAttribute', rowId: args.attributeId, label: 'Class attribute' }, values);
+    },
+  }),
+);

@@ -1,0 +1,4 @@
+import './types.js';
+import './mutations.js';
+import './attributes.js';
+import './search.js';

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { countRows } from '../src/db/seed/index.js';
+import { createApp } from '../src/http/app.js';
+import { restApi } from '../src/rest/index.js';
+import { schema } from '../src/schema/index.js';
+import { rest } from './helpers/rest.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+// The error forms of the legacy (FastAPI) service, as the REST layer answers them.
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+/** A board of the other demo organization, which the owner's key must not see. */
+async function otherOrganizationsBoard(): Promise<number> {
+  const boards = await server.database.prisma.whiteboard.findMany({ where: { organization: { name: 'Globex Logistics' } }, select: { id: true } });
+  return boards[0].id;
+}
+
+describe('authentication comes first', () => {
+  it('answers 403 "Not authenticated" without a key, even when the parameters are invalid too', async () => {
+    const response = await rest(server, 'GET', '/api/whiteboard/v1/abc/', { key: null });
+    expect([response.status, response.body]).toEqual([403, { detail: 'Not authenticated' }]);
+  });
+
+  it('answers the same for a key that does not exist', async () => {
+    const response = await rest(server, 'POST', '/api/whiteboard/v1/', { key: 'wbk_not-a-key', json: [] });
+    expect([response.status, response.body]).toEqual([403, { detail: 'Not authenticated' }]);
+  });
+
+  it('answers 403 with the reason when the key may not do it', async () => {
+    const response = await rest(server, 'PUT', '/api/whiteboard/v1/2/archive/', { key: server.keys.viewer });
+    expect(response.status).toBe(403);
+    expect(response.body.detail).toEqual(expect.any(String));
+    expect(response.body.detail).not.toBe('Not authenticated');
+  });
+});
+
+describe('422: invalid values, reported before anything runs', () => {
+  it('reports a path value that is not an integer exactly as FastAPI does', async () => {
+    const response = await rest(server, 'GET', '/api/whiteboard/v1/abc/');
+    expect([response.status, response.body]).toEqual([
+      422,
+      { detail: [{ type: 'int_parsing', loc: ['path', 'whiteboard_id'], msg: 'Input should be a valid integer, unable to parse string as an integer', input: 'abc' }] },
+    ]);
+  });
+
+  it('reports every bad query value at once, with its bound', async () => {
+    const response = await rest(server, 'GET', '/api/whiteboard/v1/filter/?limit=101&offset=-1&in_the_archive=maybe&ordering=colour');
+    expect(response.status).toBe(422);
+    expect(response.body.detail).toEqual([
+      { type: 'less_than_equal', loc: ['query', 'limit'], msg: 'Input should be less than or equal to 100', input: '101', ctx: { le: 100 } },
+      { type: 'greater_than_equal', loc: ['query', 'offset'], msg: 'Input should be greater than or equal to 0', input: '-1', ctx: { ge: 0 } },
+      { type: 'bool_parsing', loc: ['query', 'in_the_archive'], msg: 'Input should be a valid boolean, unable to interpret input', input: 'maybe' },
+      expect.objectContaining({ type: 'enum', loc: ['query', 'ordering'], input: 'colour' }),
+    ]);
+  });
+
+  it('reports a missing body field, and a field of the wrong type, and changes nothing', async () => {
+    const before = await countRows(server.database.prisma);
+    const response = await rest(server, 'POST', '/api/whiteboard/v1/', { json: { description: 5 } });
+    expect(response.status).toBe(422);
+    expect(response.body.detail).toEqual([
+      { type: 'string_type', loc: ['body', 'description'], msg: 'Input should be a valid string', input: 5 },
+      { type: 'missing', loc: ['body', 'name'], msg: 'Field required', input: { description: 5 } },
+    ]);
+    expect(await countRows(server.database.prisma)).toEqual(before);
+  });
+
+  it('reports a missing body, a body that is not an object, and one that is not JSON', async () => {
+    expect((await rest(server, 'POST', '/api/whiteboard/v1/')).body).toEqual({ detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] });
+    expect((await rest(server, 'POST', '/api/whiteboard/v1/', { json: [1] })).body).toEqual({
+      detail: [{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: [1] }],
+    });
+    const broken = await rest(server, 'POST', '/api/whiteboard/v1/', { body: '{"name":', headers: { 'content-type': 'application/json' } });
+    expect(broken.status).toBe(422);
+    expect(broken.body.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body', expect.any(Number)], msg: 'JSON decode error' });
+  });
+
+  it("lists an enum's values", async () => {
+    const response = await rest(server, 'PUT', '/api/users/control/user-organization/v1/1/', { json: { role: 'KING' } });
+    expect(response.status).toBe(422);
+    const [problem] = response.body.detail;
+    expect(problem).toMatchObject({ type: 'enum', loc: ['body', 'role'], input: 'KING' });
+    expect(problem.msg).toMatch(/^Input should be '[A-Z]+', '[A-Z]+', '[A-Z]+' or '[A-Z]+'$/);
+    expect(problem.msg).toBe(`Input should be ${problem.ctx.expected}`);
+  });
+
+  it("answers a resolver's BAD_USER_INPUT as 422 at the body field it names", async () => {
+    const response = await rest(server, 'POST', '/api/whiteboard/v1/', { json: { name: '   ' } });
+    expect(response.status).toBe(422);
+    expect(response.body.detail).toEqual([{ type: 'value_error', loc: ['body', 'name'], msg: expect.stringMatching(/^Value error, /), input: '   ' }]);
+  });
+});
+
+describe('other refusals', () => {
+  it('answers 404 "Not found" for an id that does not exist, and for one of another organization', async () => {
+    for (const id of [999_999, await otherOrganizationsBoard()]) {
+      for (const [method, path] of [['GET', `/api/whiteboard/v1/${id}/`], ['PUT', `/api/whiteboard/v1/${id}/archive/`]]) {
+        const response = await rest(server, method, path);
+        expect([method, path, response.status, response.body]).toEqual([method, path, 404, { detail: 'Not found' }]);
+      }
+    }
+  });
+
+  it('answers 409 with the reason when a change would break a rule', async () => {
+    const used = await server.database.prisma.classConf.findFirstOrThrow({ where: { objects: { some: {} }, library: { organization: { name: 'Acme Robotics' } } } });
+    const response = await rest(server, 'DELETE', `/api/library/control/v1/class-conf/${used.id}/`);
+    expect(response.status).toBe(409);
+    expect(response.body).toEqual({ detail: expect.any(String) });
+  });
+
+  it('answers 404 "Not Found" for an unknown path and 405 for a known path with another method', async () => {
+    const unknown = await rest(server, 'GET', '/api/nowhere/v1/');
+    expect([unknown.status, unknown.body]).toEqual([404, { detail: 'Not Found' }]);
+    const wrong = await rest(server, 'PATCH', '/api/whiteboard/v1/1/');
+    expect([wrong.status, wrong.body]).toEqual([405, { detail: 'Method Not Allowed' }]);
+    expect(wrong.headers.get('allow')).toBe('GET, PUT, DELETE');
+  });
+
+  it('redirects a path without its trailing slash, as FastAPI does', async () => {
+    const response = await rest(server, 'GET', '/api/whiteboard/v1/1?x=1');
+    expect(response.status).toBe(307);
+    expect(response.headers.get('location')).toBe('/api/whiteboard/v1/1/?x=1');
+  });
+});
+
+describe('a route whose GraphQL side is not built', () => {
+  const { yoga } = createApp({ schema, config: loadConfig({}) });
+  const api = restApi({
+    schema,
+    yoga,
+    config: loadConfig({}),
+    routes: [{ group: 'whiteboard', name: 'Future', method: 'POST', path: '/api/whiteboard/v1/future/', kind: 'payload', operation: 'mutation Future($input: FutureInput!) { future(input: $input) { whiteboard { rowId } } }', body: 'input' }],
+  });
+
+  it('answers 501 naming the field it waits for, after the key check', async () => {
+    const call = (key?: string) => api.request('/api/whiteboard/v1/future/', { method: 'POST', headers: key ? { 'x-api-key': key } : {} });
+    const refused = await call();
+    expect([refused.status, await refused.json()]).toEqual([403, { detail: 'Not authenticated' }]);
+    const response = await call(server.keys.owner);
+    expect([response.status, await response.json()]).toEqual([501, { detail: 'Not implemented yet: Future (GraphQL Mutation.future is not built)' }]);
+  });
+});
