@@ -63,7 +63,7 @@ const responseKey = (field: FieldNode) => (field.alias ?? field.name).value;
 
 const typeName = (node: TypeNode): string => (node.kind === 'NamedType' ? node.name.value : typeName(node.type));
 
-export function placeholders(path: string): string[] {
+function placeholders(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
 }
 

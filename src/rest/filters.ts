@@ -1,6 +1,6 @@
 import { getNamedType, isEnumType, isInputObjectType, type GraphQLInputObjectType } from 'graphql';
 import type { Param } from './compile.js';
-import { legacyTypeName } from './json-types.js';
+import { legacyTypeName } from './json-schema.js';
 import { snakeCase } from './names.js';
 
 // Filter, Info and ordering parameters are read off the root connection's `<Type>Filter` and

@@ -1,6 +1,6 @@
 import { getNullableType, isListType, print } from 'graphql';
 import type { CompiledRoute, Param } from './compile.js';
-import { inputSchema, nonNull, selectionSchema, type JsonSchema } from './json-types.js';
+import { inputSchema, nonNull, selectionSchema, type JsonSchema } from './json-schema.js';
 import { defaultLimit, maxLimit } from './route.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });

@@ -1,7 +1,13 @@
 import type { HonoRequest } from 'hono';
 import { bound, coerce, expected, item, type Source, type ValidationItem } from './coerce.js';
 import type { CompiledRoute, Param } from './compile.js';
-import { setAt } from './names.js';
+
+/** Sets `value` at a variable path (`['input', 'rowId']`), making the objects on the way. */
+function setAt(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+  node[path[path.length - 1]] = value;
+}
 
 type Read = { variables: Record<string, unknown> } | { errors: ValidationItem[] };
 

@@ -13,7 +13,7 @@
  *                          only when the operation declares it); the root field is a connection: the
  *                          answer is the array of its edges' nodes, `totalCount` goes in X-Total-Count.
  *                  filter  a list that also takes one query parameter per field and operator of the
- *                          root field's `filter` argument (`name`, `name__contains`, `id__in=1,2`) into
+ *                          root field's `filter` argument (`name`, `name__contains`, `author_id__in=1,2`) into
  *                          $filter, and `ordering=-created_at,name` into $orderBy.
  *                  info    the filter parameters into $filter; answers `{total_count, fields}`, the
  *                          fields read from the filter's input type.

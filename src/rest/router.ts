@@ -8,8 +8,12 @@ import { readRequest } from './request.js';
 const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 const pattern = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`);
 
-/** Orders paths so that at the first segment where two differ, a fixed one comes before a placeholder: `/v1/filter/` before `/v1/{id}/`. */
+/** A sort key putting, at the first segment where two paths differ, a fixed one before a placeholder: `/v1/filter/` before `/v1/{id}/`. */
 const specificity = (path: string) => path.split('/').map((segment) => (segment.startsWith('{') ? '1' : `0${segment}`)).join('/');
+const bySpecificity = (a: CompiledRoute, b: CompiledRoute) => {
+  const [left, right] = [specificity(a.path), specificity(b.path)];
+  return left < right ? -1 : left > right ? 1 : 0;
+};
 
 function write(c: Context, answer: Answer): Response {
   if (answer.body === undefined) return c.body(null, answer.status as 204, answer.headers);
@@ -29,7 +33,7 @@ async function handle(c: Context, route: CompiledRoute, yoga: GraphQLFetch): Pro
 /** Mounts every route of the table, and answers 405, a slash redirect or 404 for the rest of /api. */
 export function restRoutes(routes: CompiledRoute[], yoga: GraphQLFetch): Hono {
   const app = new Hono();
-  for (const route of [...routes].sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)))) {
+  for (const route of [...routes].sort(bySpecificity)) {
     app.on(route.method, honoPath(route.path), async (c) => write(c, await handle(c, route, yoga)));
   }
   const known = routes.map((route) => ({ method: route.method, pattern: pattern(route.path) }));
