@@ -9,13 +9,35 @@ export interface BenchDatabase {
   serverVersion: string;
 }
 
+/** The process named in a bench database's name is gone and nobody is connected: a killed run's leftover. */
+async function leftovers(admin: pg.Client): Promise<string[]> {
+  const { rows } = await admin.query<{ datname: string }>(
+    `SELECT datname FROM pg_database d WHERE datname ~ '^bench_[0-9a-z]+_[0-9]+$'
+       AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
+  );
+  return rows.map((row) => row.datname).filter((name) => !isAlive(Number(name.split('_')[2])));
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Creates an empty database of its own on the admin URL's server; it is dropped by the cleanup. */
 export async function createBenchDatabase(adminUrl: string): Promise<BenchDatabase> {
-  // Unique per run, so two benches (or a crashed one's leftover) never collide.
+  // Unique per run, so two benches never collide; the pid lets a later run recognize a killed run's database.
   const name = `bench_${Date.now().toString(36)}_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
+    for (const leftover of await leftovers(admin)) {
+      await admin.query(`DROP DATABASE IF EXISTS "${leftover}"`);
+      console.log(`dropped ${leftover}, left behind by a killed run`);
+    }
     const { rows } = await admin.query<{ version: string }>('SELECT version()');
     await admin.query(`CREATE DATABASE "${name}"`);
     onCleanup(`drop database ${name}`, () => dropDatabase(adminUrl, name));

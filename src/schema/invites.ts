@@ -98,8 +98,8 @@ const firstKeyPermission: Record<RoleValue, ApiKeyPermission> = { OWNER: 'ADMIN'
 
 /**
  * Registers a new user through an invite: the user, the membership and a first API key in one
- * transaction. The key's secret is returned once. No GraphQL field calls this yet: a newcomer has
- * no API key to send, and every request needs one.
+ * transaction. The key's secret is returned once. A newcomer has no API key to send, so this is
+ * called by the REST route of src/rest/register.ts, the one request without a key.
  */
 export async function registerWithInvite(input: { token: string; firstName: string; lastName?: string | null }) {
   const invite = await findUsableInvite(input.token);

@@ -1,0 +1,41 @@
+import { GraphQLError } from 'graphql';
+import { Hono } from 'hono';
+import { registerWithInvite } from '../schema/invites.js';
+import { item, type ValidationItem } from './coerce.js';
+import { invalid } from './errors.js';
+import { snakeCase } from './names.js';
+
+/** Where a newcomer registers (the legacy RegisterUserInviteSchema): the one route without a key, since the invite token is the credential. */
+export const registerPath = '/api/users/invite/v1/register/';
+
+const fields = { token: true, first_name: true, last_name: false } as const;
+
+export function registerRoute(): Hono {
+  return new Hono().post(registerPath, async (c) => {
+    const body: unknown = await c.req.json().catch(() => undefined);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return c.json(invalid([item('model_attributes_type', ['body'], body ?? null)]).body, 422);
+    const values = body as Record<string, unknown>;
+    const problems: ValidationItem[] = [];
+    for (const [name, required] of Object.entries(fields)) {
+      const value = values[name];
+      if (value === undefined || value === null) {
+        if (required) problems.push(item('missing', ['body', name], values));
+      } else if (typeof value !== 'string') problems.push(item('string_type', ['body', name], value));
+    }
+    if (problems.length) return c.json(invalid(problems).body, 422);
+    try {
+      const registered = await registerWithInvite({
+        token: values.token as string,
+        firstName: values.first_name as string,
+        lastName: (values.last_name as string | undefined) ?? null,
+      });
+      return c.json({ user_id: registered.userId, membership_id: registered.membershipId, api_key: registered.apiKeySecret }, 201);
+    } catch (error) {
+      if (!(error instanceof GraphQLError)) throw error;
+      if (error.extensions.code === 'CONFLICT') return c.json({ detail: error.message }, 409);
+      const field = String(error.extensions.field ?? 'input.token').replace(/^input\./, '');
+      const loc = ['body', snakeCase(field)];
+      return c.json(invalid([{ type: 'value_error', loc, msg: `Value error, ${error.message}`, input: values[snakeCase(field)] ?? null }]).body, 422);
+    }
+  });
+}
