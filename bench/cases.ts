@@ -39,8 +39,8 @@ function graphql(keys: KeyRing, key: number, query: string, variables: Record<st
   return { method: 'POST', path: '/graphql', headers: { ...json, ...keys.headers(key) }, body: JSON.stringify({ query, variables }) };
 }
 
-/** Sends one request outside the load, for discovery and checks. */
-export async function send(baseUrl: string, request: HttpRequest): Promise<{ status: number; body: unknown }> {
+/** Sends one request outside the load, for discovery and checks; `total` is the X-Total-Count header of a REST list. */
+export async function send(baseUrl: string, request: HttpRequest): Promise<{ status: number; body: unknown; total: string | null }> {
   const response = await fetch(baseUrl + request.path, { method: request.method, headers: request.headers, body: request.body });
   const text = await response.text();
   let body: unknown = text;
@@ -49,7 +49,7 @@ export async function send(baseUrl: string, request: HttpRequest): Promise<{ sta
   } catch {
     // Not JSON: kept as text for the report.
   }
-  return { status: response.status, body };
+  return { status: response.status, body, total: response.headers.get('x-total-count') };
 }
 
 /** A REST case; skipped while its route answers 404/501 (the REST layer is not there yet). */
@@ -62,7 +62,7 @@ async function restCase(
   const probe = await send(gatewayUrl, gateway(0));
   const result: Case = { id: spec.id, title: spec.title, kind: 'REST', ratioTarget: 0.45, gateway, constant: spec.list, notes: [] };
   if (probe.status === 404 || probe.status === 501) return { ...result, skip: `GET ${spec.path(0)} answers ${probe.status}: the REST route is not there yet` };
-  // The legacy lists have no documented paging: the floor returns as many rows as the gateway did.
+  // The bench does not assume the REST page size: the floor returns as many rows as the gateway did.
   let rows = 0;
   if (spec.list) {
     if (!Array.isArray(probe.body)) return { ...result, notes: ['the answer is not a JSON array; no floor'] };

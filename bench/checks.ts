@@ -7,7 +7,7 @@ import type { ChildServer } from './servers.js';
 export interface Sample {
   /** SQL statements each request caused, one request at a time. */
   statements: number[];
-  /** Parsed bodies, in order. */
+  /** Parsed bodies in order, with the X-Total-Count header where there is one: what is compared with the floor. */
   bodies: unknown[];
   /** Requests that failed: a non-2xx status or a GraphQL `errors` entry. */
   failed: number;
@@ -23,9 +23,9 @@ export async function sample(server: ChildServer, requests: HttpRequest[]): Prom
   const result: Sample = { statements: [], bodies: [], failed: 0, messages: [] };
   for (const request of requests) {
     const before = await server.statements();
-    const { status, body } = await send(server.url, request);
+    const { status, body, total } = await send(server.url, request);
     result.statements.push((await server.statements()) - before);
-    result.bodies.push(body);
+    result.bodies.push(total === null ? body : { 'X-Total-Count': total, body });
     const errors = (body as { errors?: { message: string }[] } | null)?.errors;
     const message = status < 200 || status > 299 ? `HTTP ${status}: ${JSON.stringify(body).slice(0, 160)}` : errors ? errors[0]?.message : undefined;
     if (message === undefined) continue;

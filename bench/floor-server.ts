@@ -4,15 +4,17 @@
  * size and writes the JSON text PostgreSQL built, untouched. Started by the bench as a child
  * process: DATABASE_URL, DATABASE_POOL_SIZE, PORT.
  */
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import pg from 'pg';
 import { floorRoutes } from './queries.js';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
 let statements = 0;
 
-function send(response: import('node:http').ServerResponse, status: number, body: string): void {
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+function send(response: ServerResponse, status: number, body: string, total?: string): void {
+  const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
+  if (total !== undefined) headers['x-total-count'] = total;
+  response.writeHead(status, headers);
   response.end(body);
 }
 
@@ -24,9 +26,9 @@ const server = createServer(async (request, response) => {
   try {
     statements++;
     // Parameters stay text; the statement casts them, as it would for any client.
-    const { rows } = await pool.query<{ body: string }>(route.sql, route.params.map((name) => url.searchParams.get(name) || null));
+    const { rows } = await pool.query<{ body: string; total?: string }>(route.sql, route.params.map((name) => url.searchParams.get(name) || null));
     if (rows.length === 0) send(response, 404, '{"detail":"Not Found"}');
-    else send(response, 200, rows[0].body);
+    else send(response, 200, rows[0].body, rows[0].total);
   } catch (error) {
     console.error(error);
     send(response, 500, '{"detail":"Internal Server Error"}');

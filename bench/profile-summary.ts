@@ -1,6 +1,8 @@
 /**
- * Summarizes a V8 CPU profile (`BENCH_PROFILE_DIR=dir npm run bench` writes the gateway's):
- * self time by package and by function, the heaviest first.
+ * Summarizes a V8 CPU profile (`BENCH_PROFILE_DIR=dir npm run bench` writes the gateway's; the
+ * largest file is the main thread, the small one tsx's loader thread): self time by package and by
+ * function, the heaviest first, as shares of the busy time (idle excluded: the profile spans the
+ * floor's runs, when the gateway waits).
  * Usage: tsx bench/profile-summary.ts <file.cpuprofile> [rows]
  */
 import { readFileSync } from 'node:fs';
@@ -37,9 +39,14 @@ function where(url: string): string {
 const packages = new Map<string, number>();
 const functions = new Map<string, number>();
 let total = 0;
+let idle = 0;
 profile.samples.forEach((id, i) => {
   const delta = profile.timeDeltas[i] ?? 0;
   const frame = byId.get(id)!.callFrame;
+  if (frame.functionName === '(idle)') {
+    idle += delta;
+    return;
+  }
   total += delta;
   const place = where(frame.url);
   packages.set(place, (packages.get(place) ?? 0) + delta);
@@ -53,6 +60,6 @@ const print = (title: string, entries: Map<string, number>) => {
     console.log(`${((time / total) * 100).toFixed(1).padStart(5)}%  ${(time / 1000).toFixed(0).padStart(7)} ms  ${name}`);
   }
 };
-console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled`);
+console.log(`${file}: ${(total / 1e6).toFixed(1)} s busy, ${(idle / 1e6).toFixed(1)} s idle`);
 print('self time by package', packages);
 print('self time by function', functions);

@@ -105,8 +105,11 @@ export const boardFloor = `SELECT json_build_object('data', json_build_object('w
 
 // ---------------------------------------------------------------- c, d, e: the legacy REST shapes (legacy-v1-interface.md)
 
+// The REST lists answer a page and its total (X-Total-Count): the floor's one statement returns both.
+
 /** $1 rows, $2 organization or null for all: boards in the list form, with author, organization and mini drawing. */
-export const whiteboardListFloor = `SELECT COALESCE(json_agg(json_build_object(
+export const whiteboardListFloor = `SELECT (SELECT count(*) FROM whiteboard WHERE $2::int IS NULL OR organization_id = $2::int) AS total,
+  COALESCE(json_agg(json_build_object(
     'id', w.id, 'name', w.name, 'description', w.description, 'author_id', w.author_id, 'organization_id', w.organization_id,
     'in_the_archive', w.in_the_archive, 'mini_drawing_id', w.mini_drawing_id,
     'created_at', ${iso('w.created_at')}, 'updated_at', ${iso('w.updated_at')},
@@ -119,7 +122,10 @@ export const whiteboardListFloor = `SELECT COALESCE(json_agg(json_build_object(
   LEFT JOIN file f ON f.id = w.mini_drawing_id`;
 
 /** $1 rows, $2 organization or null for all: slides with their data stream. */
-export const slideListFloor = `SELECT COALESCE(json_agg(json_build_object(
+export const slideListFloor = `SELECT (SELECT count(*) FROM whiteboard_data_stream_slide sl
+    JOIN whiteboard_data_stream s ON s.id = sl.data_stream_id JOIN whiteboard w ON w.id = s.whiteboard_id
+    WHERE $2::int IS NULL OR w.organization_id = $2::int) AS total,
+  COALESCE(json_agg(json_build_object(
     'id', sl.id, 'data_stream_id', sl.data_stream_id, 'author_id', sl.author_id, 'order', sl."order", 'name', sl.name,
     'description', sl.description, 'connections_is_used', sl.connections_is_used, 'enable_camera', sl.enable_camera,
     'camera_x1', sl.camera_x1, 'camera_y1', sl.camera_y1, 'camera_x2', sl.camera_x2, 'camera_y2', sl.camera_y2,

@@ -123,7 +123,8 @@ function machine(report: RunReport): string {
 function command(config: BenchConfig): string {
   const settings = Object.entries(process.env)
     .filter(([name]) => name.startsWith('BENCH_') || name === 'DATABASE_URL' || name === 'DATABASE_POOL_SIZE')
-    .map(([name, value]) => `${name}=${value} `)
+    // A password in DATABASE_URL must not end up in a committed file.
+    .map(([name, value]) => `${name}=${value?.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')} `)
     .join('');
   return `\`${settings}npm run bench\` - ${config.duration} s measured after ${config.warmup} s of warm-up per case and server, ${config.connections} connections, pools of ${config.poolSize}, ${config.samples} sampled requests per case`;
 }
