@@ -5,6 +5,8 @@ import type { CompiledRoute, Param } from '../src/rest/compile.js';
 import { compileRoutes } from '../src/rest/index.js';
 import { openApiDocument } from '../src/rest/openapi.js';
 import { schema } from '../src/schema/index.js';
+import { createApiKey } from '../src/auth/api-keys.js';
+import { demo } from '../src/db/seed/index.js';
 import { rest, type RestResponse } from './helpers/rest.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -176,11 +178,46 @@ async function rowToDelete(route: CompiledRoute, call: Call): Promise<void> {
 const phase = (route: CompiledRoute) =>
   route.name === 'Delete All Whiteboard' ? 4 : route.method === 'GET' || route.kind === 'info' ? 0 : ({ POST: 1, PUT: 2, DELETE: 3 } as Record<string, number>)[route.method];
 
+let otherOrganizationKey: string;
 beforeAll(async () => {
   server = await startTestServer();
   ids = await seededIds();
+  const globexOwner = await server.database.prisma.user.findUniqueOrThrow({ where: { email: demo.users.globexOwner.email } });
+  otherOrganizationKey = (await createApiKey(server.database.prisma, { userId: globexOwner.id, name: 'isolation', permission: 'ADMIN' })).secret;
 });
 afterAll(() => server?.close());
+
+/** Ids in a list answer (rows, or their `id`s); users are shared by organizations on purpose. */
+const listedIds = (body: unknown): number[] => (Array.isArray(body) ? body.map((row: { id?: number }) => row.id).filter((id): id is number => typeof id === 'number') : []);
+
+// Runs before the suite below changes anything: a key of Globex against every route, with Acme's rows.
+describe('a key of another organization', () => {
+  for (const route of routes.filter((candidate) => !candidate.invalid.length)) {
+    it(`${route.method} ${route.path} ${route.name}`, async () => {
+      const call = await callFor(route);
+      const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => String(call.path[name]));
+      const query = new URLSearchParams(Object.entries(call.query).map(([name, value]) => [name, String(value)])).toString();
+      const form = new FormData();
+      for (const [name, value] of Object.entries(call.body ?? {})) form.set(name, value instanceof File ? value : String(value));
+      const logBefore = await server.database.prisma.userActionLog.count();
+      const options = { key: otherOrganizationKey, ...(route.multipart ? { body: form } : { json: call.body }) };
+      const response = await rest(server, route.method, query ? `${path}?${query}` : path, options);
+      const touchesAcmeRow = route.params.some((param) => param.in === 'path') || Object.values(call.body ?? {}).some((value) => Object.values(ids).includes(value as number));
+      if (touchesAcmeRow) {
+        // Another organization's id answers exactly like an id that does not exist.
+        expect([404, 422], JSON.stringify(response.body)).toContain(response.status);
+        expect(await server.database.prisma.userActionLog.count()).toBe(logBefore);
+      } else if ((route.kind === 'list' || route.kind === 'filter') && !route.path.includes('/users/')) {
+        const own = await send(route, call);
+        expect(listedIds(response.body).filter((id) => listedIds(own.body).includes(id))).toEqual([]);
+      } else {
+        // Whatever it did, it did in the caller's own organization.
+        expect(response.status, JSON.stringify(response.body)).toBeLessThan(500);
+        expect((response.body as { organization_id?: number } | undefined)?.organization_id).not.toBe(ids.organization_id);
+      }
+    });
+  }
+});
 
 describe('every route of the table', () => {
   for (const route of [...routes].sort((a, b) => phase(a) - phase(b))) {
