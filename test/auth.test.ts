@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, hashSecret } from '../src/auth/api-keys.js';
 import { demo } from '../src/db/seed/index.js';
+import { rest } from './helpers/rest.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -80,5 +81,18 @@ describe('the active organization', () => {
 
     const refused = await server.graphql(`mutation($id: Int!) { updateActiveOrganization(input: { organizationId: $id }) { user { rowId } } }`, { id: globex.id });
     expect(refusal(refused)).toEqual([404, 'NOT_FOUND']);
+  });
+});
+
+describe('API keys on the REST door', () => {
+  it('answers 403 Not authenticated to a missing, unknown, revoked or expired key, as the legacy service did', async () => {
+    const owner = await userId(demo.users.owner.email);
+    const revoked = await createApiKey(server.database.prisma, { userId: owner, name: 'revoked', permission: 'READ_ONLY' });
+    await server.database.prisma.apiKey.update({ where: { id: revoked.id }, data: { revokedAt: new Date() } });
+    const expired = await createApiKey(server.database.prisma, { userId: owner, name: 'expired', permission: 'READ_ONLY', expiresAt: new Date(Date.now() - 1000) });
+    for (const key of [null, 'wbg_not-a-key', revoked.secret, expired.secret]) {
+      const response = await rest(server, 'GET', '/api/whiteboard/v1/', { key });
+      expect([response.status, response.body]).toEqual([403, { detail: 'Not authenticated' }]);
+    }
   });
 });
