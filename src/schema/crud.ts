@@ -45,6 +45,8 @@ export interface CrudSpec {
   onCreate?: (tx: Transaction, data: Record<string, unknown>, ctx: Context) => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Checks across fields or rows, inside the transaction; throw badUserInput or conflict. */
   check?: (tx: Transaction, data: Record<string, unknown>, rowId: number | null) => Promise<void>;
+  /** Changes an update brings to other rows, in its transaction (e.g. values a new class no longer has). */
+  onUpdate?: (tx: Transaction, data: Record<string, unknown>, rowId: number) => Promise<void>;
   /** Refuses to delete a row still in use (throw conflict). */
   beforeDelete?: (tx: Transaction, rowId: number) => Promise<void>;
   /** @default ['create', 'update', 'delete'] */
@@ -199,6 +201,7 @@ export function defineCrudMutations(spec: CrudSpec): void {
           await recordChange(ctx, { method: 'UPDATE', entityType: typeName, organizationId: row.organizationId }, async (tx) => {
             await checkReferences(ctx, tx, spec, data, row.organizationId);
             await spec.check?.(tx, data, rowId);
+            await spec.onUpdate?.(tx, data, rowId);
             return delegateOf(tx, model).update({ where: { id: rowId }, data, select: { id: true } });
           });
           return { rowId };

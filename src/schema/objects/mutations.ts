@@ -19,10 +19,9 @@ defineCrudMutations({
     description: longText,
   },
   onCreate: (_tx, _data, ctx) => ({ authorId: ctx.principal.userId }),
-  // The toolkit has no update hook: values of another class would be orphans the object can never edit again, so a
-  // change of class drops them in the same transaction.
-  check: async (tx, data, rowId) => {
-    if (rowId == null || data.classConfId === undefined) return;
+  // Values of another class would be orphans the object can never edit again, so a change of class drops them.
+  onUpdate: async (tx, data, rowId) => {
+    if (data.classConfId === undefined) return;
     const otherClass = data.classConfId === null ? {} : { attribute: { classConfId: { not: data.classConfId as number } } };
     await tx.whiteboardObjectAttribute.deleteMany({ where: { objectId: rowId, ...otherClass } });
   },
