@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 
 /** Settings read from the environment; the README's configuration table lists them. */
 export interface Config {
-  /** HTTP port. @default 4000 */
+  /** HTTP port; 0 takes any free one. @default 4000 */
   port: number;
   /** PostgreSQL URL; when unset the embedded PGlite database is used. */
   databaseUrl: string | undefined;
@@ -37,17 +37,18 @@ function flag(value: string | undefined, fallback: boolean): boolean {
   return !['0', 'false', 'no', 'off'].includes(value.toLowerCase());
 }
 
-function integer(name: string, value: string | undefined, fallback: number): number {
+function integer(name: string, value: string | undefined, fallback: number, min = 1): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`${name} must be a positive integer, got "${value}"`);
+  if (!Number.isInteger(parsed) || parsed < min) throw new Error(`${name} must be an integer of at least ${min}, got "${value}"`);
   return parsed;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || './.data');
   return {
-    port: integer('PORT', env.PORT, 4000),
+    // 0 asks the system for a free port (the start line says which).
+    port: integer('PORT', env.PORT, 4000, 0),
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir,
     poolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10),

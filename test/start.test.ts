@@ -1,0 +1,57 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = new URL('..', import.meta.url).pathname;
+
+/** Starts `src/main.ts` as `npm start` does, collecting its output; `onLine` may act on each line. */
+function start(env: Record<string, string>, onLine: (line: string, child: ReturnType<typeof spawn>) => void = () => {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...process.env, ...env } });
+  const lines = { out: [] as string[], err: [] as string[] };
+  child.stdout.on('data', (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach((line) => (lines.out.push(line), onLine(line, child))));
+  child.stderr.on('data', (chunk: Buffer) => lines.err.push(...chunk.toString().split('\n').filter(Boolean)));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { child, lines, exit };
+}
+
+describe('start-up and shutdown', () => {
+  it('exits non-zero with one line naming host and port when DATABASE_URL is unreachable', async () => {
+    const { lines, exit } = start({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/nowhere', PORT: '0' });
+    expect(await exit).toBe(1);
+    expect(lines.err).toHaveLength(1);
+    expect(lines.err[0]).toMatch(/^error: cannot reach PostgreSQL at 127\.0\.0\.1:1\/nowhere/);
+  });
+
+  it('says so and exits when the data directory is not writable', async () => {
+    const { lines, exit } = start({ DATA_DIR: '/proc/not-writable', PORT: '0' });
+    expect(await exit).toBe(1);
+    expect(lines.err).toEqual([expect.stringMatching(/^error: data directory \/proc\/not-writable is not writable/)]);
+  });
+
+  it('serves, then on SIGTERM lets the request in flight finish, closes the database and exits 0', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-start-'));
+    let url: (value: string) => void;
+    const started = new Promise<string>((resolve) => (url = resolve));
+    const { child, lines, exit } = start({ DATA_DIR: dataDir, PORT: '0', DEMO_API_KEY: 'wbg_start_test_key' }, (line) => {
+      const found = /on (http:\/\/localhost:\d+)\/graphql/.exec(line)?.[1];
+      if (found) url(found);
+    });
+    const query = async () =>
+      fetch(`${await started}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'wbg_start_test_key' },
+        body: JSON.stringify({ query: '{ whiteboards { totalCount } }' }),
+      });
+    // The first answer opens a kept-alive connection; the second request rides it while the signal arrives.
+    expect((await query()).status).toBe(200);
+    const inFlight = query();
+    setTimeout(() => child.kill('SIGTERM'), 2);
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    expect((await response.json()).data.whiteboards.totalCount).toBeGreaterThan(0);
+    expect(await exit).toBe(0);
+    expect(lines.out.some((line) => line.includes("Demo owner's API key (X-API-KEY): wbg_start_test_key"))).toBe(true);
+  }, 60_000);
+});
