@@ -38,16 +38,24 @@ describe('start-up and shutdown', () => {
       const found = /on (http:\/\/localhost:\d+)\/graphql/.exec(line)?.[1];
       if (found) url(found);
     });
-    const query = async () =>
-      fetch(`${await started}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': 'wbg_start_test_key' },
-        body: JSON.stringify({ query: '{ whiteboards { totalCount } }' }),
-      });
-    // The first answer opens a kept-alive connection; the second request rides it while the signal arrives.
-    expect((await query()).status).toBe(200);
-    const inFlight = query();
-    setTimeout(() => child.kill('SIGTERM'), 2);
+    const body = JSON.stringify({ query: '{ whiteboards { totalCount } }' });
+    const headers = { 'content-type': 'application/json', 'x-api-key': 'wbg_start_test_key' };
+    // A request whose body is still arriving when the signal comes: surely in flight, never idle.
+    let finishBody!: () => void;
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(body.slice(0, 10)));
+        finishBody = () => {
+          controller.enqueue(new TextEncoder().encode(body.slice(10)));
+          controller.close();
+        };
+      },
+    });
+    const inFlight = fetch(`${await started}/graphql`, { method: 'POST', headers, body: stream, duplex: 'half' } as RequestInit);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    finishBody();
     const response = await inFlight;
     expect(response.status).toBe(200);
     expect((await response.json()).data.whiteboards.totalCount).toBeGreaterThan(0);
