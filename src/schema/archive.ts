@@ -1,6 +1,5 @@
-import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
-import { authorize, findForChange } from './changes.js';
+import { authorize, findForChange, recordChange } from './changes.js';
 import { badUserInput } from './errors.js';
 
 // Listing and reading archived boards is the `whiteboards` connection filtered on inTheArchive;
@@ -29,17 +28,13 @@ builder.mutationField('deleteArchivedWhiteboards', (t) =>
       if (organizationId == null) throw badUserInput('organizationId is required: the caller has no active organization', 'input.organizationId');
       await findForChange(ctx, 'Organization', organizationId, 'Organization');
       authorize(ctx, 'delete', organizationId);
-      const rowIds = await prisma().$transaction(async (tx) => {
-        const boards = await tx.whiteboard.findMany({ where: { organizationId, inTheArchive: true }, select: { id: true }, orderBy: { id: 'asc' } });
-        const ids = boards.map((board) => board.id);
-        await tx.whiteboard.deleteMany({ where: { id: { in: ids } } });
-        // One action log entry per board, as deleteWhiteboard writes: recordChange logs a single entity.
-        await tx.userActionLog.createMany({
-          data: ids.map((entityId) => ({ userId: ctx.principal.userId, organizationId, method: 'DELETE' as const, entityType: 'Whiteboard', entityId })),
-        });
-        return ids;
+      // One action log entry per board, as deleteWhiteboard writes.
+      const boards = await recordChange(ctx, { method: 'DELETE', entityType: 'Whiteboard', organizationId }, async (tx) => {
+        const archived = await tx.whiteboard.findMany({ where: { organizationId, inTheArchive: true }, select: { id: true }, orderBy: { id: 'asc' } });
+        await tx.whiteboard.deleteMany({ where: { id: { in: archived.map((board) => board.id) } } });
+        return archived;
       });
-      return { rowIds };
+      return { rowIds: boards.map((board) => board.id) };
     },
   }),
 );

@@ -39,19 +39,28 @@ export async function findForChange(
 export interface Change {
   method: ActionMethod;
   entityType: string;
-  organizationId: number | null;
+  /** The organization the change belongs to; a function of the written row when the change creates that organization. */
+  organizationId: number | null | ((row: { id: number }) => number | null);
 }
 
 /**
- * Runs a change in one transaction with its action log entry, so the log never tells of a change
- * that did not happen, nor misses one that did.
+ * Runs a change in one transaction with its action log entries (one per row the work returns), so
+ * the log never tells of a change that did not happen, nor misses one that did.
  */
-export function recordChange<T extends { id: number }>(ctx: Context, change: Change, work: (tx: Transaction) => Promise<T>): Promise<T> {
+export function recordChange<T extends { id: number } | { id: number }[]>(ctx: Context, change: Change, work: (tx: Transaction) => Promise<T>): Promise<T> {
   return prisma().$transaction(async (tx) => {
-    const row = await work(tx);
-    await tx.userActionLog.create({
-      data: { userId: ctx.principal.userId, organizationId: change.organizationId, method: change.method, entityType: change.entityType, entityId: row.id },
+    const written = await work(tx);
+    const rows: { id: number }[] = Array.isArray(written) ? written : [written];
+    const organizationOf = (row: { id: number }) => (typeof change.organizationId === 'function' ? change.organizationId(row) : change.organizationId);
+    await tx.userActionLog.createMany({
+      data: rows.map((row) => ({
+        userId: ctx.principal.userId,
+        organizationId: organizationOf(row),
+        method: change.method,
+        entityType: change.entityType,
+        entityId: row.id,
+      })),
     });
-    return row;
+    return written;
   });
 }

@@ -152,13 +152,11 @@ builder.mutationFields((t) => ({
       const name = input.name.trim();
       if (name === '' || name.length > 255) throw badUserInput('name must be 1 to 255 characters', 'input.name');
       const { userId } = ctx.principal;
-      const change: Change = { method: 'CREATE', entityType: 'Organization', organizationId: null };
+      const change: Change = { method: 'CREATE', entityType: 'Organization', organizationId: (created) => created.id };
       const organization = await recordChange(ctx, change, async (tx) => {
         await checkRate(tx, input.rateId);
         const rateId = input.rateId ?? (await tx.rate.findUnique({ where: { code: 'FREE' }, select: { id: true } }))?.id ?? null;
         const created = await tx.organization.create({ data: { name, rateId }, select: { id: true } });
-        // The log entry, written after this, belongs to the new organization.
-        change.organizationId = created.id;
         await tx.userOrganization.create({ data: { userId, organizationId: created.id, role: 'OWNER' } });
         await tx.user.updateMany({ where: { id: userId, activeOrganizationId: null }, data: { activeOrganizationId: created.id } });
         return created;
