@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countRows } from '../src/db/seed/index.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -9,21 +10,8 @@ afterAll(() => server?.close());
 
 const db = () => server.database.prisma;
 
-/** Row counts of every table an import writes. */
-const counts = async () => ({
-  boards: await db().whiteboard.count(),
-  objects: await db().whiteboardObject.count(),
-  instances: await db().whiteboardObjectInstance.count(),
-  values: await db().whiteboardObjectAttribute.count(),
-  connections: await db().whiteboardObjectConnection.count(),
-  relations: await db().whiteboardObjectRelation.count(),
-  streams: await db().dataStream.count(),
-  slides: await db().slide.count(),
-  steps: await db().dataStreamConnection.count(),
-  groups: await db().whiteboardHighlightGroup.count(),
-  highlights: await db().whiteboardHighlight.count(),
-  log: await db().userActionLog.count(),
-});
+/** Row counts of every table. */
+const counts = () => countRows(db());
 
 const exportQuery = `query($rowId: Int!) { exportWhiteboard(rowId: $rowId) }`;
 const importMutation = `mutation($input: ImportWhiteboardInput!) { importWhiteboard(input: $input) { importedObjects whiteboard { rowId name organizationId authorId } } }`;
@@ -100,8 +88,8 @@ describe('importWhiteboard', () => {
     expect(board).toMatchObject({ name: 'Platform (copy)', organizationId: member.activeOrganizationId, authorId: member.id });
     expect(data!.importWhiteboard.importedObjects).toBe(7);
     const after = await counts();
-    expect(after.objects - before.objects).toBe(7);
-    expect(after.log - before.log).toBe(1);
+    expect(after.whiteboardObject - before.whiteboardObject).toBe(7);
+    expect(after.userActionLog - before.userActionLog).toBe(1);
 
     const copy = (await server.graphql(exportQuery, { rowId: board.rowId })).data!.exportWhiteboard;
     expect(withoutIds(copy)).toEqual(withoutIds({ ...original, whiteboard: { name: 'Platform (copy)', description: '' } }));
@@ -169,13 +157,13 @@ describe('importWhiteboardObjects', () => {
     expect(data!.importWhiteboardObjects).toEqual({ importedObjects: 7, whiteboard: { rowId: target } });
     const after = await counts();
     expect(after).toMatchObject({
-      boards: before.boards,
-      objects: before.objects + 7,
-      instances: before.instances + 8,
-      connections: before.connections + 6,
-      relations: before.relations + 2,
-      streams: before.streams,
-      highlights: before.highlights,
+      whiteboard: before.whiteboard,
+      whiteboardObject: before.whiteboardObject + 7,
+      whiteboardObjectInstance: before.whiteboardObjectInstance + 8,
+      whiteboardObjectConnection: before.whiteboardObjectConnection + 6,
+      whiteboardObjectRelation: before.whiteboardObjectRelation + 2,
+      dataStream: before.dataStream,
+      whiteboardHighlight: before.whiteboardHighlight,
     });
     expect(await db().whiteboardObject.count({ where: { whiteboardId: target, name: 'web-01' } })).toBe(1);
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countRows } from '../src/db/seed/index.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -9,16 +10,8 @@ afterAll(() => server?.close());
 
 const db = () => server.database.prisma;
 
-/** Row counts of every table a library change can touch. */
-const counts = async () => ({
-  libraries: await db().library.count(),
-  classes: await db().classConf.count(),
-  attributes: await db().classConfAttribute.count(),
-  textures: await db().classTexture.count(),
-  values: await db().whiteboardObjectAttribute.count(),
-  highlights: await db().whiteboardHighlight.count(),
-  log: await db().userActionLog.count(),
-});
+/** Row counts of every table: a refused change leaves them all as they were. */
+const counts = () => countRows(db());
 
 const rowOf = (name: string) => db().library.findFirstOrThrow({ where: { name } });
 const classOf = (name: string) => db().classConf.findFirstOrThrow({ where: { name } });
