@@ -2,6 +2,8 @@
  * `npm run bench`: the gateway against the floor (one hand-written statement per request) on a
  * generated production-size data set in a PostgreSQL database of its own. See BENCHMARKS.md.
  */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { buildCases, type Case } from './cases.js';
 import { compareWithFloor, sample, statementInvariance } from './checks.js';
 import { cleanup, cleanupOnSignals } from './cleanup.js';
@@ -17,6 +19,12 @@ import { openDatabase } from '../src/db/index.js';
 
 const config = loadBenchConfig();
 const log = (message: string) => console.log(`[bench] ${message}`);
+
+/** `npm start`'s command, run by `sh` as npm runs it (its `exec` keeps the child's pid the gateway's). */
+function startScript(): string {
+  const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+  return scripts.start;
+}
 
 /** Warm-up, the sequential sample, then the measured run, against one server. */
 async function measure(server: ChildServer, source: Parameters<typeof runLoad>[1], own: OwnProcesses): Promise<Measured & { bodies: unknown[] }> {
@@ -90,15 +98,18 @@ async function main(): Promise<void> {
   log(`data set loaded in ${dataset.seconds.toFixed(1)} s`);
   const keys = await issueKeys(database.url, size.organizations);
 
+  // The gateway runs as `npm start` runs it: compiled, with the start script's Node options.
+  execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
   const env = { DATABASE_URL: database.url, DATABASE_POOL_SIZE: String(config.poolSize) };
-  const profile = config.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${config.profileDir}`] : [];
+  // The probe and the profiler come in through NODE_OPTIONS, so the start script runs unchanged.
+  const nodeOptions = ['--import ./bench/gateway-probe.mjs', ...(config.profileDir ? [`--cpu-prof --cpu-prof-dir=${config.profileDir}`] : [])];
   const gateway = await startServer({
     name: 'gateway',
-    args: ['--import', 'tsx', '--import', './bench/gateway-probe.ts', ...profile, 'src/main.ts'],
-    env: { ...env, NODE_ENV: 'production' },
+    command: ['sh', '-c', startScript()],
+    env: { ...env, NODE_ENV: 'production', NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...nodeOptions].join(' ').trim() },
     readyPath: '/ready',
   });
-  const floor = await startServer({ name: 'floor', args: ['--import', 'tsx', 'bench/floor-server.ts'], env, readyPath: '/health' });
+  const floor = await startServer({ name: 'floor', command: [process.execPath, '--import', 'tsx', 'bench/floor-server.ts'], env, readyPath: '/health' });
   log(`gateway ${gateway.url} (pid ${gateway.pid}), floor ${floor.url} (pid ${floor.pid})`);
 
   const all = await buildCases(gateway.url, keys);

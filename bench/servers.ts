@@ -14,7 +14,7 @@ export interface ChildServer {
   name: string;
   url: string;
   pid: number;
-  /** SQL statements the process has sent so far (counted inside it, see gateway-probe.ts). */
+  /** SQL statements the process has sent so far (counted inside it, see gateway-probe.mjs). */
   statements(): Promise<number>;
   /** Peak resident memory since the last `resetPeak()`, in bytes (sampled every 200 ms). */
   windowPeakRss(): number;
@@ -48,19 +48,19 @@ function procStatus(pid: number, field: string): number {
 
 export interface StartOptions {
   name: string;
-  /** Arguments of `node`, e.g. ['--import', 'tsx', 'src/main.ts']. */
-  args: string[];
+  /** The program and its arguments, e.g. ['sh', '-c', 'exec node dist/main.js']; the process must end up as the server's (exec). */
+  command: string[];
   env: Record<string, string>;
   /** Path answering 200 once the server can take load. */
   readyPath: string;
 }
 
-/** Starts `node <args>` with PORT set to a free port and waits until `readyPath` answers 200. */
+/** Starts `command` with PORT set to a free port and waits until `readyPath` answers 200. */
 export async function startServer(options: StartOptions): Promise<ChildServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   // The IPC channel carries the statement count; its closing also tells the child that the bench is gone.
-  const child: ChildProcess = spawn(process.execPath, options.args, {
+  const child: ChildProcess = spawn(options.command[0], options.command.slice(1), {
     env: { ...process.env, ...options.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = new URL('..', import.meta.url).pathname;
 
-/** Starts `src/main.ts` as `npm start` does, collecting its output; `onLine` may act on each line. */
+/** Starts `src/main.ts` as `npm run dev` does (`npm start` runs the same code compiled), collecting its output; `onLine` may act on each line. */
 function start(env: Record<string, string>, onLine: (line: string, child: ReturnType<typeof spawn>) => void = () => {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...process.env, ...env } });
   const lines = { out: [] as string[], err: [] as string[] };

@@ -12,6 +12,8 @@ export interface DatabaseEngine {
   adapter: SqlMigrationAwareDriverAdapterFactory;
   /** Where the data lives, for messages: a directory or host:port/database. */
   location: string;
+  /** Runs one statement outside Prisma (for the migrations check before Prisma's engines are loaded). */
+  query<Row>(sql: string): Promise<Row[]>;
   close(): Promise<void>;
 }
 
@@ -42,7 +44,13 @@ export async function openPglite(dataDir: string | undefined): Promise<DatabaseE
     }
   }
   const client = await PGlite.create(dataDir ? location : undefined);
-  return { kind: 'pglite', adapter: new PrismaPGlite(client), location, close: () => client.close() };
+  return {
+    kind: 'pglite',
+    adapter: new PrismaPGlite(client),
+    location,
+    query: async <Row>(sql: string) => (await client.query<Row>(sql)).rows,
+    close: () => client.close(),
+  };
 }
 
 export function describeUrl(url: string): string {
@@ -61,5 +69,11 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
     const reason = error instanceof Error && error.message ? `: ${error.message.split('\n')[0]}` : '';
     throw new DatabaseStartError(`cannot reach PostgreSQL at ${location}${reason}`);
   }
-  return { kind: 'postgres', adapter: new PrismaPg(pool), location, close: () => pool.end() };
+  return {
+    kind: 'postgres',
+    adapter: new PrismaPg(pool),
+    location,
+    query: async <Row>(sql: string) => (await pool.query(sql)).rows as Row[],
+    close: () => pool.end(),
+  };
 }

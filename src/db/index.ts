@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { openPglite, openPostgres, type DatabaseEngine } from './engine.js';
-import { applyMigrations } from './migrate.js';
+import { applyMigrations, hasPendingMigrations } from './migrate.js';
 
 export type Prisma = PrismaClient<'query'>;
 
@@ -32,7 +32,7 @@ export async function openDatabase(
   const engine = config.databaseUrl
     ? await openPostgres(config.databaseUrl, config.poolSize ?? 10)
     : await openPglite(config.dataDir);
-  await applyMigrations(engine.adapter);
+  if (await hasPendingMigrations(engine)) await applyMigrations(engine.adapter);
   const client: Prisma = new PrismaClient({ adapter: engine.adapter, log: [{ emit: 'event', level: 'query' }] });
   const onQuery = new Set<(sql: string) => void>();
   client.$on('query', (event) => {

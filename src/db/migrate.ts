@@ -1,9 +1,29 @@
+import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { DatabaseEngine } from './engine.js';
 import { migrationsDir, readMigrations, readSchema, withSchemaEngine } from './schema-engine.js';
 
 const noFilter = { externalTables: [], externalEnums: [] };
+
+/**
+ * Whether a migration folder is not recorded as applied, with the same SHA-256 checksum Prisma
+ * records, in `_prisma_migrations`. Answered with two plain statements so that a start with nothing
+ * to migrate never loads the schema engine (about 33 MB of WebAssembly that is not given back).
+ */
+export async function hasPendingMigrations(engine: DatabaseEngine): Promise<boolean> {
+  const [table] = await engine.query<{ present: boolean }>(`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS present`);
+  if (!table?.present) return true;
+  const applied = await engine.query<{ migration_name: string; checksum: string }>(
+    'SELECT migration_name, checksum FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+  );
+  const recorded = new Set(applied.map((row) => `${row.migration_name} ${row.checksum}`));
+  const { migrationDirectories } = await readMigrations();
+  return migrationDirectories.some(({ path, migrationFile: { content } }) =>
+    content.tag !== 'ok' || !recorded.has(`${path} ${createHash('sha256').update(content.value).digest('hex')}`),
+  );
+}
 
 /** Applies the migrations the database has not seen yet; returns their names. */
 export async function applyMigrations(adapter: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {

@@ -1,6 +1,7 @@
 /**
- * Preloaded into the gateway process by the bench (`node --import ./bench/gateway-probe.ts`), so that
- * src/ needs no bench hooks. It counts the SQL statements the process sends to PostgreSQL at the
+ * Preloaded into the gateway process by the bench (`node --import ./bench/gateway-probe.mjs`), so that
+ * src/ needs no bench hooks. Plain JavaScript: the gateway runs compiled (`npm run build`), and a
+ * TypeScript loader would add its own memory to the figures. It counts the SQL statements the process sends to PostgreSQL at the
  * driver: every statement, Prisma's or anyone's (BEGIN/COMMIT and the API-key lookup included),
  * passes through `pg.Client#query`, one call per statement. The bench asks for the count over IPC.
  */
@@ -8,9 +9,9 @@ import pg from 'pg';
 
 let statements = 0;
 
-const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+const prototype = pg.Client.prototype;
 const query = prototype.query;
-prototype.query = function countedQuery(this: unknown, ...args: unknown[]) {
+prototype.query = function countedQuery(...args) {
   statements++;
   return query.apply(this, args);
 };
