@@ -8,6 +8,8 @@ import type { LoadResult } from './load.js';
 
 export interface Measured {
   load: LoadResult;
+  /** The same requests over one connection, one at a time (the gateway only): latency without a queue. */
+  alone?: LoadResult;
   /** Statements per request: each sampled request alone, and the whole measured run divided by its requests. */
   statements: { min: number; max: number; underLoad: number };
   /** Requests of the sample whose answer failed (status or GraphQL errors), of how many. */
@@ -64,18 +66,18 @@ const ratio = (r: CaseResult) => (r.gateway && r.floor ? r.gateway.load.rps / r.
 
 function table(results: CaseResult[]): string {
   const lines = [
-    '| case | req/s | p50 ms | p99 ms | errors | SQL/req | CPU ms/req | peak RSS | floor req/s | floor p50 | floor p99 | floor CPU ms/req | gateway/floor | other CPU |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| case | req/s | p50 ms | p99 ms | p99 ms alone | errors | SQL/req | CPU ms/req | peak RSS | floor req/s | floor p50 | floor p99 | floor CPU ms/req | gateway/floor | other CPU |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     const name = `${r.case.id}. ${r.case.title}`;
     const g = r.gateway;
     if (!g) {
-      lines.push(`| ${name} | skipped | | | | | | | | | | | | |`);
+      lines.push(`| ${name} | skipped | | | | | | | | | | | | | |`);
       continue;
     }
     const f = r.floor;
-    const cells = [name, fixed(g.load.rps), fixed(g.load.p50), fixed(g.load.p99), errors(g), statements(g), cost(g), mb(g.peakRss)];
+    const cells = [name, fixed(g.load.rps), fixed(g.load.p50), fixed(g.load.p99), g.alone ? fixed(g.alone.p99) : '-', errors(g), statements(g), cost(g), mb(g.peakRss)];
     cells.push(f ? fixed(f.load.rps) : '-', f ? fixed(f.load.p50) : '-', f ? fixed(f.load.p99) : '-', f ? cost(f) : '-');
     const r1 = ratio(r);
     cells.push(r1 === undefined ? '-' : percent(r1));
@@ -95,6 +97,9 @@ function targets(report: RunReport): string {
   }
   const p99 = measured.map((r) => `${r.case.id} ${fixed(r.gateway!.load.p99)}`);
   rows.push(`| p99 under 50 ms at ${report.config.connections} connections | ${p99.join(', ')} | ${mark(measured.every((r) => r.gateway!.load.p99 < 50))} |`);
+  const alone = measured.filter((r) => r.gateway!.alone);
+  const p99Alone = alone.map((r) => `${r.case.id} ${fixed(r.gateway!.alone!.p99)}`);
+  rows.push(`| (for comparison) p99 under 50 ms with one connection | ${p99Alone.join(', ')} | ${alone.filter((r) => r.gateway!.alone!.p99 < 50).length} of ${alone.length} cases |`);
   rows.push(`| peak RSS under 300 MB | ${mb(report.gatewayPeakRss)} | ${mark(report.gatewayPeakRss < 300 * 2 ** 20)} |`);
   const steady = measured.every((r) => r.gateway!.statements.min === r.gateway!.statements.max);
   rows.push(`| statements per request constant | ${report.invariance.text}; each case's sample ${steady ? 'constant' : 'varies'} | ${mark(report.invariance.constant && steady)} |`);
@@ -143,6 +148,7 @@ export function renderResults(report: RunReport): string {
     table(report.results),
     '',
     [
+      `p99 ms alone: the gateway's p99 over one connection, one request at a time (${report.config.duration} s after the measured run): the latency of a request that waits behind no other; at ${report.config.connections} busy connections the mean latency is ${report.config.connections} / (req/s) whatever the server does (Little's law).`,
       'SQL/req: statements each sampled request caused alone (min-max), and in brackets all statements of the measured run divided by its requests.',
       "CPU ms/req: CPU time of the server process + of PostgreSQL's backends for the bench database, per request of the measured run.",
       'Errors: non-2xx answers and socket errors under load, plus sampled answers that carried GraphQL `errors`.',

@@ -27,7 +27,7 @@ function startScript(): string {
 }
 
 /** Warm-up, the sequential sample, then the measured run, against one server. */
-async function measure(server: ChildServer, source: Parameters<typeof runLoad>[1], own: OwnProcesses): Promise<Measured & { bodies: unknown[] }> {
+async function measure(server: ChildServer, source: Parameters<typeof runLoad>[1], own: OwnProcesses, withAlone = false): Promise<Measured & { bodies: unknown[] }> {
   await waitForQuiet(own);
   const cpu = await watchCpu(own);
   server.resetPeak();
@@ -43,8 +43,10 @@ async function measure(server: ChildServer, source: Parameters<typeof runLoad>[1
   // Every request sent was served to the end, even those the load generator stopped waiting for.
   const underLoad = ((await server.statements()) - before) / Math.max(1, load.sent);
   const cpuPerRequest = await cost(load.sent);
+  const alone = withAlone ? await runLoad(server.url, source, 1, config.duration) : undefined;
   return {
     load,
+    alone,
     statements: { min: Math.min(...probe.statements), max: Math.max(...probe.statements), underLoad },
     sampleFailed: probe.failed,
     sampled: count,
@@ -64,7 +66,7 @@ async function runCase(entry: Case, gateway: ChildServer, floor: ChildServer, ow
     return result;
   }
   log(`${entry.id}. ${entry.title}: gateway`);
-  const { bodies, ...gatewayRun } = await measure(gateway, { request: entry.gateway, constant: entry.constant, run: entry.run ?? 1 }, own);
+  const { bodies, ...gatewayRun } = await measure(gateway, { request: entry.gateway, constant: entry.constant, run: entry.run ?? 1 }, own, true);
   result.gateway = gatewayRun;
   if (gatewayRun.messages.length) result.notes.push(`sampled answers failed: ${gatewayRun.messages.join(' | ')}`);
   if (entry.floor) {
