@@ -43,6 +43,7 @@ async function measure(server: ChildServer, source: Parameters<typeof runLoad>[1
   // Every request sent was served to the end, even those the load generator stopped waiting for.
   const underLoad = ((await server.statements()) - before) / Math.max(1, load.sent);
   const cpuPerRequest = await cost(load.sent);
+  const otherCpu = await cpu.stop();
   const alone = withAlone ? await runLoad(server.url, source, 1, config.duration) : undefined;
   return {
     load,
@@ -53,7 +54,7 @@ async function measure(server: ChildServer, source: Parameters<typeof runLoad>[1
     messages: probe.messages,
     peakRss: server.windowPeakRss(),
     cpuPerRequest,
-    otherCpu: await cpu.stop(),
+    otherCpu,
     bodies: probe.bodies,
   };
 }

@@ -1,14 +1,18 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 const root = new URL('..', import.meta.url).pathname;
+const startScript: string = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
 
-/** Starts `src/main.ts` as `npm run dev` does (`npm start` runs the same code compiled), collecting its output; `onLine` may act on each line. */
+// The production path: the compiled server, started by the start script (its `exec` makes the shell the server).
+beforeAll(() => void execFileSync('npm', ['run', '--silent', 'build'], { cwd: root }));
+
+/** Starts the server as `npm start` does, collecting its output; `onLine` may act on each line. */
 function start(env: Record<string, string>, onLine: (line: string, child: ReturnType<typeof spawn>) => void = () => {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...process.env, ...env } });
+  const child = spawn('sh', ['-c', startScript], { cwd: root, env: { ...process.env, ...env } });
   const lines = { out: [] as string[], err: [] as string[] };
   child.stdout.on('data', (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach((line) => (lines.out.push(line), onLine(line, child))));
   child.stderr.on('data', (chunk: Buffer) => lines.err.push(...chunk.toString().split('\n').filter(Boolean)));
