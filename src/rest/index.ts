@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import { limitByKind, uploadBodyBytes } from '../files/http.js';
 import { compileRoute, type CompiledRoute } from './compile.js';
 import { docsPage } from './docs.js';
-import type { GraphQLFetch } from './execute.js';
+import type { GraphQLPipeline } from './execute.js';
 import { openApiDocument } from './openapi.js';
 import { registerRoute } from './register.js';
 import type { Route } from './route.js';
@@ -23,7 +23,7 @@ const limit = (maxSize: number): MiddlewareHandler =>
 /** The legacy REST v1 layer: every route of the table, `/api/openapi.json` and the `/docs` page. */
 export function restApi(options: {
   schema: GraphQLSchema;
-  yoga: GraphQLFetch;
+  yoga: GraphQLPipeline;
   config: Config;
   /** @default the whole table of routes/index.ts */
   routes?: Route[];

@@ -2,7 +2,7 @@ import { Hono, type Context } from 'hono';
 import { resolvePrincipal } from '../auth/principal.js';
 import type { CompiledRoute } from './compile.js';
 import { invalid, notAuthenticated, notImplemented, type Answer } from './errors.js';
-import { execute, type GraphQLFetch } from './execute.js';
+import { execute, type GraphQLPipeline } from './execute.js';
 import { readRequest } from './request.js';
 
 const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
@@ -20,7 +20,7 @@ function write(c: Context, answer: Answer): Response {
   return c.json(answer.body, answer.status as 200, answer.headers);
 }
 
-async function handle(c: Context, route: CompiledRoute, yoga: GraphQLFetch): Promise<Answer> {
+async function handle(c: Context, route: CompiledRoute, yoga: GraphQLPipeline): Promise<Answer> {
   // The key first, so a caller without one learns nothing about the parameters. The principal
   // resolver is the one the GraphQL context uses; its cache makes the second call a lookup.
   if (!(await resolvePrincipal(c.req.header('x-api-key')))) return notAuthenticated();
@@ -31,7 +31,7 @@ async function handle(c: Context, route: CompiledRoute, yoga: GraphQLFetch): Pro
 }
 
 /** Mounts every route of the table, and answers 405, a slash redirect or 404 for the rest of /api. */
-export function restRoutes(routes: CompiledRoute[], yoga: GraphQLFetch): Hono {
+export function restRoutes(routes: CompiledRoute[], yoga: GraphQLPipeline): Hono {
   const app = new Hono();
   for (const route of [...routes].sort(bySpecificity)) {
     app.on(route.method, honoPath(route.path), async (c) => write(c, await handle(c, route, yoga)));
