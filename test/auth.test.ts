@@ -96,3 +96,34 @@ describe('API keys on the REST door', () => {
     }
   });
 });
+
+describe('changes made outside this process (another gateway process, the CLI, plain SQL)', () => {
+  /** Asks until `check` holds, for at most 2 s: a notification takes moments, the principal cache would hold 10 s. */
+  async function soon(check: () => Promise<boolean>): Promise<boolean> {
+    for (const deadline = Date.now() + 2_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      if (await check()) return true;
+    }
+    return false;
+  }
+
+  it('a key revoked by plain SQL is refused at once, not after the cache period', async () => {
+    const prisma = server.database.prisma;
+    const key = await createApiKey(prisma, { userId: await userId(demo.users.member.email), name: 'revoked elsewhere', permission: 'READ_ONLY' });
+    expect((await server.graphql('{ me { rowId } }', {}, key.secret)).status).toBe(200);
+    await prisma.$executeRaw`UPDATE api_key SET revoked_at = now() WHERE secret_hash = ${hashSecret(key.secret)}`;
+    expect(await soon(async () => (await server.graphql('{ me { rowId } }', {}, key.secret)).status === 401)).toBe(true);
+  });
+
+  it('a membership removed by plain SQL takes its organization away from the next requests', async () => {
+    const prisma = server.database.prisma;
+    const boards = async () => (await server.graphql('{ whiteboards { totalCount } }', {}, server.keys.viewer)).data?.whiteboards.totalCount;
+    expect(await boards()).toBeGreaterThan(0);
+    const membership = await prisma.userOrganization.findFirstOrThrow({ where: { userId: await userId(demo.users.viewer.email) } });
+    await prisma.$executeRaw`DELETE FROM user_organization WHERE id = ${membership.id}`;
+    try {
+      expect(await soon(async () => (await boards()) === 0)).toBe(true);
+    } finally {
+      await prisma.userOrganization.create({ data: membership });
+    }
+  });
+});

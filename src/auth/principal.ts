@@ -1,4 +1,5 @@
-import { prisma } from '../db/index.js';
+import { db, prisma } from '../db/index.js';
+import type { DatabaseEngine } from '../db/engine.js';
 import type { ApiKeyPermission, Role } from '../generated/prisma/enums.js';
 import { hashesMatch, hashSecret } from './api-keys.js';
 
@@ -14,7 +15,7 @@ export interface Principal {
   roles: ReadonlyMap<number, Role>;
 }
 
-/** How long a resolved key is trusted without asking the database again. @default 10 s */
+/** How long a resolved key is trusted without asking the database again, unless a change is announced first. @default 10 s */
 const cacheMs = 10_000;
 const cache = new Map<string, { principal: Principal; until: number }>();
 
@@ -28,9 +29,27 @@ export function forgetUser(userId: number): void {
   for (const [hash, entry] of cache) if (entry.principal.userId === userId) cache.delete(hash);
 }
 
+let watching: { engine: DatabaseEngine; ready: Promise<void> } | undefined;
+
+/**
+ * Subscribes, once per database, to the notifications its triggers send when a key, a user or a
+ * membership changes anywhere (another process, the CLI, plain SQL; see the migration
+ * principal_change_notifications), so the cache never outlives a revocation by more than the
+ * notification's trip. Nothing is cached before the subscription stands.
+ */
+function watchPrincipalChanges(): Promise<void> {
+  const { engine } = db();
+  if (watching?.engine !== engine) {
+    cache.clear();
+    watching = { engine, ready: engine.listen('principal_changed', (userId) => (userId === undefined ? cache.clear() : forgetUser(Number(userId)))) };
+  }
+  return watching.ready;
+}
+
 /** The principal of a presented secret, or null for a missing, unknown, revoked or expired key or an inactive user. */
 export async function resolvePrincipal(secret: string | null | undefined): Promise<Principal | null> {
   if (!secret) return null;
+  await watchPrincipalChanges();
   const hash = hashSecret(secret);
   const cached = cache.get(hash);
   if (cached && cached.until > Date.now()) return cached.principal;

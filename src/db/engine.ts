@@ -14,8 +14,15 @@ export interface DatabaseEngine {
   location: string;
   /** Runs one statement outside Prisma (for the migrations check before Prisma's engines are loaded). */
   query<Row>(sql: string): Promise<Row[]>;
+  /**
+   * Calls `onPayload` with the payload of every notification on `channel` (LISTEN/NOTIFY) until the
+   * engine closes; with `undefined` after a lost connection, when some may have been missed.
+   */
+  listen(channel: string, onPayload: (payload: string | undefined) => void): Promise<void>;
   close(): Promise<void>;
 }
+
+const RELISTEN_DELAY_MS = 1_000;
 
 export class DatabaseStartError extends Error {}
 
@@ -49,6 +56,8 @@ export async function openPglite(dataDir: string | undefined): Promise<DatabaseE
     adapter: new PrismaPGlite(client),
     location,
     query: async <Row>(sql: string) => (await client.query<Row>(sql)).rows,
+    // In process: nothing can be lost, and closing the database ends the subscription.
+    listen: async (channel, onPayload) => void (await client.listen(channel, (payload) => onPayload(payload))),
     close: () => client.close(),
   };
 }
@@ -69,11 +78,34 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
     const reason = error instanceof Error && error.message ? `: ${error.message.split('\n')[0]}` : '';
     throw new DatabaseStartError(`cannot reach PostgreSQL at ${location}${reason}`);
   }
+  const listeners: pg.Client[] = [];
+  let closed = false;
+  /** A connection of its own per channel (a pooled one would be handed to queries); reconnects after a loss. */
+  async function listen(channel: string, onPayload: (payload: string | undefined) => void): Promise<void> {
+    const client = new pg.Client({ connectionString: url });
+    client.on('notification', (message) => onPayload(message.payload));
+    client.on('error', () => {
+      if (listeners.includes(client)) listeners.splice(listeners.indexOf(client), 1);
+      void client.end().catch(() => {});
+      if (closed) return;
+      onPayload(undefined);
+      const retry = () => void listen(channel, onPayload).then(() => onPayload(undefined), () => !closed && setTimeout(retry, RELISTEN_DELAY_MS));
+      setTimeout(retry, RELISTEN_DELAY_MS);
+    });
+    await client.connect();
+    listeners.push(client);
+    await client.query(`LISTEN "${channel}"`);
+  }
   return {
     kind: 'postgres',
     adapter: new PrismaPg(pool),
     location,
     query: async <Row>(sql: string) => (await pool.query(sql)).rows as Row[],
-    close: () => pool.end(),
+    listen,
+    async close() {
+      closed = true;
+      await Promise.all(listeners.map((client) => client.end()));
+      await pool.end();
+    },
   };
 }
