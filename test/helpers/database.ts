@@ -21,13 +21,24 @@ export async function openTestDatabase(): Promise<{ database: Database; keys: De
   await admin.query(`CREATE DATABASE "${name}"`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), poolSize: 4 });
-  const keys = await seedDemo(database.prisma);
+  let database: Database | undefined;
+  let keys: DemoKeys;
+  try {
+    database = await openDatabase({ databaseUrl: url.toString(), poolSize: 4 });
+    keys = await seedDemo(database.prisma);
+  } catch (error) {
+    // A failed migration or seed must not leave the database behind.
+    await database?.close();
+    await admin.query(`DROP DATABASE "${name}" WITH (FORCE)`);
+    await admin.end();
+    throw error;
+  }
+  const opened = database;
   return {
-    database,
+    database: opened,
     keys,
     async drop() {
-      await database.close();
+      await opened.close();
       await admin.query(`DROP DATABASE "${name}" WITH (FORCE)`);
       await admin.end();
     },
