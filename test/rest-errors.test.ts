@@ -107,6 +107,33 @@ describe('other refusals', () => {
     }
   });
 
+  it('answers 404 for a nested path whose parent does not hold the row, and changes nothing', async () => {
+    const prisma = server.database.prisma;
+    const stream = await prisma.dataStream.findFirstOrThrow({ where: { whiteboard: { organization: { name: 'Acme Robotics' } }, connections: { some: {} } }, include: { connections: true } });
+    const otherBoard = await prisma.whiteboard.findFirstOrThrow({ where: { organizationId: (await prisma.whiteboard.findUniqueOrThrow({ where: { id: stream.whiteboardId } })).organizationId, id: { not: stream.whiteboardId } } });
+    const otherStream = await prisma.dataStream.findFirstOrThrow({ where: { whiteboardId: otherBoard.id } });
+    const { connections: [step], ...row } = stream;
+    const before = await countRows(prisma);
+
+    const underBoard = (board: number) => `/api/whiteboard/v1/${board}/data-stream/${stream.id}/`;
+    const underStream = (parent: number) => `/api/whiteboard/v1/data-stream/${parent}/data-stream-connection/${step.id}/`;
+    for (const [method, path, json] of [
+      ['GET', underBoard(otherBoard.id)],
+      ['PUT', underBoard(otherBoard.id), { name: 'moved' }],
+      ['DELETE', underBoard(otherBoard.id)],
+      ['GET', underStream(otherStream.id)],
+      ['DELETE', underStream(otherStream.id)],
+    ] as const) {
+      const response = await rest(server, method, path, { json });
+      expect([method, path, response.status, response.body]).toEqual([method, path, 404, { detail: 'Not found' }]);
+    }
+    expect(await prisma.dataStream.findUniqueOrThrow({ where: { id: stream.id } })).toEqual(row);
+    expect(await countRows(prisma)).toEqual(before);
+
+    expect((await rest(server, 'GET', underBoard(stream.whiteboardId))).body).toMatchObject({ id: stream.id, whiteboard_id: stream.whiteboardId });
+    expect((await rest(server, 'GET', underStream(stream.id))).body).toMatchObject({ id: step.id, data_stream_id: stream.id });
+  });
+
   it('answers 409 with the reason when a change would break a rule', async () => {
     const used = await server.database.prisma.classConf.findFirstOrThrow({ where: { objects: { some: {} }, library: { organization: { name: 'Acme Robotics' } } } });
     const response = await rest(server, 'DELETE', `/api/library/control/v1/class-conf/${used.id}/`);

@@ -1,4 +1,4 @@
-import { GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import type { CompiledRoute } from './compile.js';
 import { fromGraphQLError, notFound, type Answer, type GraphQLErrorJson } from './errors.js';
 
@@ -43,22 +43,34 @@ function shape(route: CompiledRoute, data: Record<string, unknown>): Answer {
   }
 }
 
+/** Runs a parsed, validated operation through the envelop pipeline as the caller; a refused context answers as an error. */
+async function run(pipeline: GraphQLPipeline, caller: Request, document: DocumentNode, operationName: string, variableValues: Record<string, unknown>): Promise<GraphQLResult> {
+  const { schema, contextFactory, execute: executeOperation } = pipeline.getEnveloped({ request: caller });
+  try {
+    const contextValue = await contextFactory();
+    return (await executeOperation({ schema, document, operationName, variableValues, contextValue })) as GraphQLResult;
+  } catch (error) {
+    // The context refuses a key that went bad after the route checked it.
+    if (error instanceof GraphQLError) return { errors: [error as GraphQLErrorJson] };
+    throw error;
+  }
+}
+
 /**
  * Runs a route's operation through the same envelop pipeline as `/graphql` and answers in the legacy
  * form. The operation was parsed and validated against the schema once, when the table was compiled;
- * files travel in the variables, where the multipart parser of `/graphql` puts them too.
+ * files travel in the variables, where the multipart parser of `/graphql` puts them too. In a nested
+ * path, a row of another parent is not found, as the legacy service's joins had it.
  */
-export async function execute(pipeline: GraphQLPipeline, route: CompiledRoute, caller: Request, variables: Record<string, unknown>): Promise<Answer> {
-  const { schema, contextFactory, execute: run } = pipeline.getEnveloped({ request: caller });
-  let result: GraphQLResult;
-  try {
-    const contextValue = await contextFactory();
-    result = (await run({ schema, document: route.document, operationName: route.operationName, variableValues: variables, contextValue })) as GraphQLResult;
-  } catch (error) {
-    // The context refuses a key that went bad after the route checked it.
-    if (error instanceof GraphQLError) return fromGraphQLError(error as GraphQLErrorJson, route, variables);
-    throw error;
+export async function execute(pipeline: GraphQLPipeline, route: CompiledRoute, caller: Request, variables: Record<string, unknown>, pathValues: Record<string, string>): Promise<Answer> {
+  if (route.parentCheck) {
+    const { document, operationName, param, row } = route.parentCheck;
+    const check = await run(pipeline, caller, document, operationName, { id: Number(pathValues[row]) });
+    if (check.errors?.length) return fromGraphQLError(check.errors[0], route, variables);
+    const found = check.data?.row as { parentId: number } | null | undefined;
+    if (found?.parentId !== Number(pathValues[param])) return notFound();
   }
+  const result = await run(pipeline, caller, route.document, route.operationName, variables);
   // A REST answer cannot be partial: the first error decides.
   if (result.errors?.length) return fromGraphQLError(result.errors[0], route, variables);
   return shape(route, result.data ?? {});

@@ -27,7 +27,7 @@
  *                missing, so a route switches on by itself when its field lands.
  *   pathParams   placeholder -> variable path, e.g. `{ whiteboard_id: 'input.rowId' }`; null for a
  *                parent's id in a nested path, which is checked as an integer and not passed on (the
- *                row is addressed by its own id; the GraphQL lookups take no parent).
+ *                row is addressed by its own id; the GraphQL lookups take no parent); see `parent`.
  *   queryParams  query parameter -> variable path, besides those the kind implies.
  *   body         the input variable the request body fills: the JSON object's snake_case keys are its
  *                camelCase fields (those not filled from the path; never a global `ID`). An input
@@ -82,6 +82,12 @@ export interface Route {
   kind: Kind;
   operation: string;
   pathParams?: Record<string, string | null>;
+  /**
+   * In a nested path, the parent placeholder `param`, the placeholder `row` of the row's own id, and
+   * a query (`$id`: the row id) answering `row { parentId }`: a row of another parent answers 404
+   * before the route's operation runs.
+   */
+  parent?: { param: string; row: string; operation: string };
   queryParams?: Record<string, string>;
   body?: string;
   status?: 200 | 201 | 204;

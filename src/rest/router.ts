@@ -27,7 +27,7 @@ async function handle(c: Context, route: CompiledRoute, yoga: GraphQLPipeline): 
   if (route.invalid.length) return notImplemented(route);
   const read = await readRequest(route, c.req);
   if ('errors' in read) return invalid(read.errors);
-  return execute(yoga, route, c.req.raw, read.variables);
+  return execute(yoga, route, c.req.raw, read.variables, c.req.param());
 }
 
 /** Mounts every route of the table, and answers 405, a slash redirect or 404 for the rest of /api. */

@@ -60,8 +60,8 @@ export interface ListSpec {
 export interface RowSpec {
   /** The placeholder holding the row id. */
   param: string;
-  /** Placeholders of parents in a nested path: checked as ids, not passed on. */
-  parents?: string[];
+  /** In a nested path, the parent's placeholder, the query field that reads the row, and its column that must hold the parent's id. */
+  parent?: { param: string; field: string; column: string };
 }
 
 export interface MutationSpec {
@@ -72,8 +72,15 @@ export interface MutationSpec {
   mutation?: string;
 }
 
-const rowParams = (spec: RowSpec, target: string) =>
-  Object.fromEntries([[spec.param, target], ...(spec.parents ?? []).map((parent) => [parent, null])]) as Record<string, string | null>;
+/** The path parameters of a route on one row, and for a nested path the check that the row belongs to the parent it names. */
+function rowTarget(name: string, spec: RowSpec, target: string): Pick<Route, 'pathParams' | 'parent'> {
+  if (!spec.parent) return { pathParams: { [spec.param]: target } };
+  const { param, field, column } = spec.parent;
+  return {
+    pathParams: { [spec.param]: target, [param]: null },
+    parent: { param, row: spec.param, operation: document('query', `${name} Parent`, { id: 'Int!' }, `row: ${field}(rowId: $id) { parentId: ${column} }`) },
+  };
+}
 
 const inputOf = (mutation: string) => `${upperFirst(mutation)}Input!`;
 
@@ -122,7 +129,7 @@ export function verbs(group: Group) {
       route(name, 'GET', path, {
         kind: 'object',
         operation: document('query', name, { id: 'Int!' }, `${spec.field}(rowId: $id) { ${spec.select} }`),
-        pathParams: rowParams(spec, 'id'),
+        ...rowTarget(name, spec, 'id'),
       }),
 
     /** A query field's value (an object or a list) for arguments from the request. */
@@ -164,7 +171,7 @@ export function verbs(group: Group) {
       return route(name, 'PUT', path, {
         kind: 'payload',
         operation: document('mutation', name, { input: inputOf(mutation) }, `${mutation}(input: $input) { ${lowerFirst(spec.type)} { ${spec.select} } }`),
-        pathParams: rowParams(spec, 'input.rowId'),
+        ...rowTarget(name, spec, 'input.rowId'),
         body: 'input',
       });
     },
@@ -176,7 +183,7 @@ export function verbs(group: Group) {
         kind: 'empty',
         status: 204,
         operation: document('mutation', name, { input: inputOf(mutation) }, `${mutation}(input: $input) { deletedRowId }`),
-        pathParams: rowParams(spec, 'input.rowId'),
+        ...rowTarget(name, spec, 'input.rowId'),
         queryParams: spec.query,
       });
     },
