@@ -134,6 +134,20 @@ describe('other refusals', () => {
     expect((await rest(server, 'GET', underStream(stream.id))).body).toMatchObject({ id: step.id, data_stream_id: stream.id });
   });
 
+  it("answers 404 at the archive's paths for a board that is not archived, and changes nothing", async () => {
+    const prisma = server.database.prisma;
+    const acme = { organization: { name: 'Acme Robotics' } };
+    const current = await prisma.whiteboard.findFirstOrThrow({ where: { ...acme, inTheArchive: false } });
+    const archived = await prisma.whiteboard.findFirstOrThrow({ where: { ...acme, inTheArchive: true } });
+    const before = await countRows(prisma);
+    for (const method of ['GET', 'DELETE']) {
+      const response = await rest(server, method, `/api/whiteboard/archive/v1/${current.id}/`);
+      expect([method, response.status, response.body]).toEqual([method, 404, { detail: 'Not found' }]);
+    }
+    expect(await countRows(prisma)).toEqual(before);
+    expect((await rest(server, 'GET', `/api/whiteboard/archive/v1/${archived.id}/`)).body).toMatchObject({ id: archived.id });
+  });
+
   it('answers 409 with the reason when a change would break a rule', async () => {
     const used = await server.database.prisma.classConf.findFirstOrThrow({ where: { objects: { some: {} }, library: { organization: { name: 'Acme Robotics' } } } });
     const response = await rest(server, 'DELETE', `/api/library/control/v1/class-conf/${used.id}/`);

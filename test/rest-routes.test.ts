@@ -170,6 +170,8 @@ async function rowToDelete(route: CompiledRoute, call: Call): Promise<void> {
   const row = 'id' in created.body ? created.body : Object.values(created.body).find((value) => typeof value === 'object');
   const placeholder = route.params.find((param) => param.in === 'path' && param.target?.join('.') === 'input.rowId')!;
   call.path[placeholder.name] = row.id;
+  // The archive's paths take archived boards only.
+  if (route.group === 'whiteboard-archive') expect((await server.graphql(`mutation { archiveWhiteboard(input: { rowId: ${row.id} }) { whiteboard { rowId } } }`)).errors).toBeUndefined();
   // Deleting an organization takes its name as confirmation.
   if ('confirm_name' in call.query) call.query.confirm_name = row.name;
 }

@@ -41,8 +41,8 @@ export interface Param {
 export interface CompiledRoute extends Route {
   operationName: string;
   document: DocumentNode;
-  /** Route.parent with its query parsed and validated like the operation. */
-  parentCheck?: { param: string; row: string; document: DocumentNode; operationName: string };
+  /** Route.rowCheck with its query parsed and validated like the operation. */
+  rowCheckQuery?: { document: DocumentNode; operationName: string };
   /** What keeps it answering 501; empty when it is live. */
   notBuilt: string[];
   /** The operation's validation errors against the schema; empty when it is live. */
@@ -82,8 +82,8 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
     return definition && (typeFromAST(schema, definition.type) as GraphQLInputType | undefined);
   };
   const unknownTypes = [...definitions.values()].filter((definition) => !typeFromAST(schema, definition.type)).map((definition) => typeName(definition.type));
-  const parentDocument = route.parent && parse(route.parent.operation);
-  const invalid = [document, ...(parentDocument ? [parentDocument] : [])].flatMap((each) => validate(schema, each).map((error) => error.message));
+  const checkDocument = route.rowCheck && parse(route.rowCheck.operation);
+  const invalid = [document, ...(checkDocument ? [checkDocument] : [])].flatMap((each) => validate(schema, each).map((error) => error.message));
   const notBuilt = rootField ? unknownTypes : [`${rootType?.name ?? 'Mutation'}.${root.name.value}`];
   const live = invalid.length === 0;
 
@@ -146,12 +146,7 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
     ...route,
     operationName: operation.name!.value,
     document,
-    parentCheck: route.parent && parentDocument && {
-      param: route.parent.param,
-      row: route.parent.row,
-      document: parentDocument,
-      operationName: (parentDocument.definitions[0] as OperationDefinitionNode).name!.value,
-    },
+    rowCheckQuery: checkDocument && { document: checkDocument, operationName: (checkDocument.definitions[0] as OperationDefinitionNode).name!.value },
     notBuilt: live ? [] : notBuilt,
     invalid,
     root,

@@ -59,16 +59,17 @@ async function run(pipeline: GraphQLPipeline, caller: Request, document: Documen
 /**
  * Runs a route's operation through the same envelop pipeline as `/graphql` and answers in the legacy
  * form. The operation was parsed and validated against the schema once, when the table was compiled;
- * files travel in the variables, where the multipart parser of `/graphql` puts them too. In a nested
- * path, a row of another parent is not found, as the legacy service's joins had it.
+ * files travel in the variables, where the multipart parser of `/graphql` puts them too. A row that is
+ * not what the path says (another parent's, a board not archived) is not found, as in the legacy
+ * service, whose queries joined on the path.
  */
 export async function execute(pipeline: GraphQLPipeline, route: CompiledRoute, caller: Request, variables: Record<string, unknown>, pathValues: Record<string, string>): Promise<Answer> {
-  if (route.parentCheck) {
-    const { document, operationName, param, row } = route.parentCheck;
-    const check = await run(pipeline, caller, document, operationName, { id: Number(pathValues[row]) });
+  if (route.rowCheck && route.rowCheckQuery) {
+    const { row, equals } = route.rowCheck;
+    const check = await run(pipeline, caller, route.rowCheckQuery.document, route.rowCheckQuery.operationName, { id: Number(pathValues[row]) });
     if (check.errors?.length) return fromGraphQLError(check.errors[0], route, variables);
-    const found = check.data?.row as { parentId: number } | null | undefined;
-    if (found?.parentId !== Number(pathValues[param])) return notFound();
+    const found = check.data?.row as { value: unknown } | null | undefined;
+    if (found?.value !== ('param' in equals ? Number(pathValues[equals.param]) : equals.value)) return notFound();
   }
   const result = await run(pipeline, caller, route.document, route.operationName, variables);
   // A REST answer cannot be partial: the first error decides.

@@ -27,7 +27,7 @@
  *                missing, so a route switches on by itself when its field lands.
  *   pathParams   placeholder -> variable path, e.g. `{ whiteboard_id: 'input.rowId' }`; null for a
  *                parent's id in a nested path, which is checked as an integer and not passed on (the
- *                row is addressed by its own id; the GraphQL lookups take no parent); see `parent`.
+ *                row is addressed by its own id; the GraphQL lookups take no parent); see `rowCheck`.
  *   queryParams  query parameter -> variable path, besides those the kind implies.
  *   body         the input variable the request body fills: the JSON object's snake_case keys are its
  *                camelCase fields (those not filled from the path; never a global `ID`). An input
@@ -83,11 +83,11 @@ export interface Route {
   operation: string;
   pathParams?: Record<string, string | null>;
   /**
-   * In a nested path, the parent placeholder `param`, the placeholder `row` of the row's own id, and
-   * a query (`$id`: the row id) answering `row { parentId }`: a row of another parent answers 404
-   * before the route's operation runs.
+   * What the row named by placeholder `row` must be: a query (`$id`: the row id) answering
+   * `row { value }`, and what `value` must equal - the id in placeholder `param` (a nested path's
+   * parent) or a fixed value (an archived board). Otherwise 404, before the operation runs.
    */
-  parent?: { param: string; row: string; operation: string };
+  rowCheck?: { row: string; operation: string; equals: { param: string } | { value: boolean } };
   queryParams?: Record<string, string>;
   body?: string;
   status?: 200 | 201 | 204;

@@ -60,8 +60,11 @@ export interface ListSpec {
 export interface RowSpec {
   /** The placeholder holding the row id. */
   param: string;
-  /** In a nested path, the parent's placeholder, the query field that reads the row, and its column that must hold the parent's id. */
-  parent?: { param: string; field: string; column: string };
+  /**
+   * What the row must be for this path, else 404: its `column`, read by the query field `field`,
+   * holds the id in placeholder `param` (the parent of a nested path) or equals `value`.
+   */
+  check?: { field: string; column: string } & ({ param: string } | { value: boolean });
 }
 
 export interface MutationSpec {
@@ -72,13 +75,15 @@ export interface MutationSpec {
   mutation?: string;
 }
 
-/** The path parameters of a route on one row, and for a nested path the check that the row belongs to the parent it names. */
-function rowTarget(name: string, spec: RowSpec, target: string): Pick<Route, 'pathParams' | 'parent'> {
-  if (!spec.parent) return { pathParams: { [spec.param]: target } };
-  const { param, field, column } = spec.parent;
+/** The path parameters of a route on one row, and the check of what the row must be (see RowSpec.check). */
+function rowTarget(name: string, spec: RowSpec, target: string): Pick<Route, 'pathParams' | 'rowCheck'> {
+  const pathParams: Record<string, string | null> = { [spec.param]: target };
+  if (!spec.check) return { pathParams };
+  const { field, column, ...equals } = spec.check;
+  if ('param' in equals) pathParams[equals.param] = null;
   return {
-    pathParams: { [spec.param]: target, [param]: null },
-    parent: { param, row: spec.param, operation: document('query', `${name} Parent`, { id: 'Int!' }, `row: ${field}(rowId: $id) { parentId: ${column} }`) },
+    pathParams,
+    rowCheck: { row: spec.param, equals, operation: document('query', `${name} Check`, { id: 'Int!' }, `row: ${field}(rowId: $id) { value: ${column} }`) },
   };
 }
 

@@ -5,13 +5,15 @@ const r = verbs('whiteboard-archive');
 const base = '/api/whiteboard/archive/v1';
 const archived = { field: 'whiteboards', type: 'Whiteboard', select: whiteboard, where: '{ inTheArchive: { eq: true } }' };
 const board = { param: 'whiteboard_id' };
+// The archive's paths name archived boards only.
+const archivedBoard = { ...board, check: { field: 'whiteboard', column: 'inTheArchive', value: true } };
 
 export default [
   r.list('Whiteboard Archive List', `${base}/`, archived),
   r.info('Info Whiteboard Archive', `${base}/info/`, archived),
   r.filter('Filter Whiteboard Archive', `${base}/filter/`, archived),
-  r.get('Get Whiteboard Archive', `${base}/{whiteboard_id}/`, { ...board, field: 'whiteboard', select: whiteboard }),
-  r.remove('Delete Whiteboard', `${base}/{whiteboard_id}/`, { ...board, type: 'Whiteboard' }),
+  r.get('Get Whiteboard Archive', `${base}/{whiteboard_id}/`, { ...archivedBoard, field: 'whiteboard', select: whiteboard }),
+  r.remove('Delete Whiteboard', `${base}/{whiteboard_id}/`, { ...archivedBoard, type: 'Whiteboard' }),
   r.act('Unarchive', 'PUT', `${base}/{whiteboard_id}/unarchive/`, {
     ...board,
     mutation: 'unarchiveWhiteboard',

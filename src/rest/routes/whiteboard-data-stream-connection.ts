@@ -6,7 +6,7 @@ const base = '/api/whiteboard/v1/data-stream-connection';
 const underStream = '/api/whiteboard/v1/data-stream/{data_stream_id}/data-stream-connection';
 const steps = { field: 'dataStreamConnections', type: 'DataStreamConnection', select: dataStreamConnection };
 const own = { param: 'data_stream_connection_id' };
-const nested = { param: 'data_stream_connection_id', parent: { param: 'data_stream_id', field: 'dataStreamConnection', column: 'dataStreamId' } };
+const nested = { param: 'data_stream_connection_id', check: { field: 'dataStreamConnection', column: 'dataStreamId', param: 'data_stream_id' } };
 const step = { type: 'DataStreamConnection', select: dataStreamConnection };
 
 export default [

@@ -5,7 +5,7 @@ const r = verbs('whiteboard-data-stream');
 const base = '/api/whiteboard/v1/data-stream';
 const streams = { field: 'dataStreams', type: 'DataStream', select: dataStream };
 const own = { param: 'data_stream_id' };
-const nested = { param: 'data_stream_id', parent: { param: 'whiteboard_id', field: 'dataStream', column: 'whiteboardId' } };
+const nested = { param: 'data_stream_id', check: { field: 'dataStream', column: 'whiteboardId', param: 'whiteboard_id' } };
 const underBoard = '/api/whiteboard/v1/{whiteboard_id}/data-stream/{data_stream_id}/';
 
 export default [
