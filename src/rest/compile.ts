@@ -42,7 +42,7 @@ export interface CompiledRoute extends Route {
   operationName: string;
   document: DocumentNode;
   /** Route.rowCheck with its query parsed and validated like the operation. */
-  rowCheckQuery?: { document: DocumentNode; operationName: string };
+  compiledRowCheck?: Omit<NonNullable<Route['rowCheck']>, 'operation'> & { document: DocumentNode; operationName: string };
   /** What keeps it answering 501; empty when it is live. */
   notBuilt: string[];
   /** The operation's validation errors against the schema; empty when it is live. */
@@ -146,7 +146,12 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
     ...route,
     operationName: operation.name!.value,
     document,
-    rowCheckQuery: checkDocument && { document: checkDocument, operationName: (checkDocument.definitions[0] as OperationDefinitionNode).name!.value },
+    compiledRowCheck: route.rowCheck && checkDocument && {
+      row: route.rowCheck.row,
+      equals: route.rowCheck.equals,
+      document: checkDocument,
+      operationName: (checkDocument.definitions[0] as OperationDefinitionNode).name!.value,
+    },
     notBuilt: live ? [] : notBuilt,
     invalid,
     root,

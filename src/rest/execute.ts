@@ -64,9 +64,9 @@ async function run(pipeline: GraphQLPipeline, caller: Request, document: Documen
  * service, whose queries joined on the path.
  */
 export async function execute(pipeline: GraphQLPipeline, route: CompiledRoute, caller: Request, variables: Record<string, unknown>, pathValues: Record<string, string>): Promise<Answer> {
-  if (route.rowCheck && route.rowCheckQuery) {
-    const { row, equals } = route.rowCheck;
-    const check = await run(pipeline, caller, route.rowCheckQuery.document, route.rowCheckQuery.operationName, { id: Number(pathValues[row]) });
+  if (route.compiledRowCheck) {
+    const { row, equals, document, operationName } = route.compiledRowCheck;
+    const check = await run(pipeline, caller, document, operationName, { id: Number(pathValues[row]) });
     if (check.errors?.length) return fromGraphQLError(check.errors[0], route, variables);
     const found = check.data?.row as { value: unknown } | null | undefined;
     if (found?.value !== ('param' in equals ? Number(pathValues[equals.param]) : equals.value)) return notFound();
