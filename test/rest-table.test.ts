@@ -11,7 +11,7 @@ import { groups, type Route } from '../src/rest/route.js';
 import { schema } from '../src/schema/index.js';
 
 // The contract itself, read where the project keeps it, so the table is checked against its words.
-const legacy = readFileSync(new URL('../../shared/legacy-v1-interface.md', import.meta.url), 'utf8');
+const legacy = readFileSync(new URL('../docs/legacy-v1-interface.md', import.meta.url), 'utf8');
 
 /** "- group: Name (GET); Other Name (twice); ..." lines of the inventory, one entry per listed operation. */
 function inventory(): { group: string; name: string; method?: string }[] {
