@@ -32,6 +32,8 @@ export interface Config {
   filesDir: string;
   /** Largest uploaded file, in bytes. @default 10485760 */
   maxUploadBytes: number;
+  /** Answer a query whose every field can be planned with one SQL statement that builds the response. @default true */
+  readPlans: boolean;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -65,5 +67,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: integer('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 1_048_576),
     filesDir: resolve(env.FILES_DIR || `${dataDir}/files`),
     maxUploadBytes: integer('MAX_UPLOAD_BYTES', env.MAX_UPLOAD_BYTES, 10_485_760),
+    readPlans: flag(env.READ_PLANS, true),
   };
 }

@@ -12,6 +12,7 @@ import { fileRoutes, limitByKind, uploadBodyBytes } from '../files/http.js';
 import { FileStore, useFileStore } from '../files/store.js';
 import { filesPath } from '../schema/files.js';
 import { restApi } from '../rest/index.js';
+import { useReadPlans } from '../read-plans/plugin.js';
 
 const READY_TIMEOUT_MS = 2_000;
 
@@ -61,7 +62,8 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): {
     // Every request needs a key; GraphiQL's header editor starts with the one to fill in.
     graphiql: config.graphiql && { headers: JSON.stringify({ 'X-API-KEY': '<your API key>' }, null, 2) },
     renderGraphiQL,
-    plugins: [...operationLimits(config), ...(config.introspection ? [] : [disableIntrospection])],
+    // Read plans come last: an operation they answer has passed every limit first.
+    plugins: [...operationLimits(config), ...(config.introspection ? [] : [disableIntrospection]), ...(config.readPlans ? [useReadPlans()] : [])],
   });
 
   const app = new Hono();

@@ -2,6 +2,8 @@ import { builder } from './builder.js';
 import { rowIdNode } from './global-id.js';
 import { pageById } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
+import { readPlan } from '../read-plans/extensions.js';
+import { literal } from '../read-plans/sql.js';
 
 /** Path under which stored files are served. */
 export const filesPath = '/files/';
@@ -11,7 +13,11 @@ builder.prismaNode('File', {
   description: 'An uploaded file (the legacy "file reference").',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
-    file: t.string({ description: 'URL path where the file is served.', resolve: (row) => filesPath + row.file }),
+    file: t.string({
+      description: 'URL path where the file is served.',
+      resolve: (row) => filesPath + row.file,
+      extensions: readPlan({ value: (column) => `${literal(filesPath)} || ${column('file')}` }),
+    }),
     name: t.exposeString('name'),
     contentType: t.exposeString('contentType'),
     size: t.exposeInt('size', { description: 'Size in bytes.' }),

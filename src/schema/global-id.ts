@@ -1,6 +1,7 @@
 import { tenancyWhere, type ModelName } from '../auth/tenancy.js';
 import type { Context } from './context.js';
 import { badUserInput } from './errors.js';
+import { readPlan } from '../read-plans/extensions.js';
 
 // Relay's default global id: base64 of "Type:rowId". A malformed one is the caller's error, not ours.
 export function decodeGlobalId(globalId: string): { typename: string; id: string } {
@@ -21,6 +22,7 @@ export function decodeGlobalId(globalId: string): { typename: string; id: string
 export function rowIdNode(model: ModelName) {
   return {
     id: { field: 'id' as const },
+    extensions: readPlan({ globalIdField: 'id' }),
     nullable: true as const,
     findUnique: (id: string, ctx: Context) => ({ id: Number(id), AND: [tenancyWhere(model, ctx.principal)] }),
   };

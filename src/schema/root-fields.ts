@@ -5,6 +5,8 @@ import { builder } from './builder.js';
 import { filterToWhere, modelFilter, modelOrder, orderToPrisma, type FilterKind } from './filters.js';
 import { badUserInput } from './errors.js';
 import { connectionOptions } from './pagination.js';
+import { readPlan, type FindArgs } from '../read-plans/extensions.js';
+import type { Context } from './context.js';
 
 export interface RootFieldsSpec {
   /** The Prisma model behind the type. */
@@ -38,6 +40,13 @@ export function defineRootFields(spec: RootFieldsSpec): void {
   const Filter = modelFilter(typeName, spec.filter);
   const OrderBy = modelOrder(typeName, spec.order);
   const rows = () => delegateOf(prisma(), spec.model);
+  // One definition of what each root field asks Prisma, for its resolver and for the read planner.
+  const listArgs = (args: { filter?: object | null; orderBy?: { field: string; direction: 'ASC' | 'DESC' }[] | null; offset?: number | null; last?: number | null; before?: string | null }, ctx: Context): Required<FindArgs> => ({
+    where: { AND: [filterToWhere(args.filter as never), tenancyWhere(spec.model, ctx.principal)] },
+    orderBy: orderToPrisma(args.orderBy),
+    skip: offsetOf(args),
+  });
+  const singleArgs = (args: { rowId: number }, ctx: Context): FindArgs => ({ where: { id: args.rowId, AND: [tenancyWhere(spec.model, ctx.principal)] } });
 
   builder.queryField(spec.list, (t) =>
     t.prismaConnection({
@@ -49,14 +58,12 @@ export function defineRootFields(spec: RootFieldsSpec): void {
         orderBy: t.arg({ type: [OrderBy], description: 'Sort keys in order of precedence; the row id breaks ties.' }),
         offset: t.arg.int({ description: 'Rows to skip before the page (after `after`, when given), for offset paging; not with `last`/`before`.' }),
       },
-      totalCount: (_parent, args, ctx) => rows().count({ where: { AND: [filterToWhere(args.filter), tenancyWhere(spec.model, ctx.principal)] } }),
-      resolve: (query, _parent, args, ctx) =>
-        rows().findMany({
-          ...query,
-          skip: (query.skip ?? 0) + offsetOf(args),
-          where: { AND: [filterToWhere(args.filter), tenancyWhere(spec.model, ctx.principal)] },
-          orderBy: orderToPrisma(args.orderBy),
-        }) as never,
+      extensions: readPlan({ root: 'list', model: spec.model, findArgs: listArgs }),
+      totalCount: (_parent, args, ctx) => rows().count({ where: listArgs(args, ctx).where }),
+      resolve: (query, _parent, args, ctx) => {
+        const { where, orderBy, skip } = listArgs(args, ctx);
+        return rows().findMany({ ...query, skip: (query.skip ?? 0) + skip, where, orderBy }) as never;
+      },
     }),
   );
 
@@ -66,8 +73,8 @@ export function defineRootFields(spec: RootFieldsSpec): void {
       nullable: true,
       description: `One ${typeName} by its database id; null when there is none.`,
       args: { rowId: t.arg.int({ required: true }) },
-      resolve: (query, _parent, args, ctx) =>
-        rows().findUnique({ ...query, where: { id: args.rowId, AND: [tenancyWhere(spec.model, ctx.principal)] } }) as never,
+      extensions: readPlan({ root: 'single', model: spec.model, findArgs: singleArgs }),
+      resolve: (query, _parent, args, ctx) => rows().findUnique({ ...query, where: singleArgs(args, ctx).where as never }) as never,
     }),
   );
 }

@@ -1,0 +1,245 @@
+import {
+  getArgumentValues,
+  getNamedType,
+  isEnumType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  type FieldNode,
+  type GraphQLField,
+  type GraphQLObjectType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import type { ModelName } from '../auth/tenancy.js';
+import type { Context } from '../schema/context.js';
+import { defaultPageSize, maxPageSize } from '../schema/pagination.js';
+import type { Column, ModelTable } from './catalog.js';
+import type { ReadPlanExtension } from './extensions.js';
+import { collectFields, type SelectionScope } from './selection.js';
+import { base64Of, columnOf, isoTimestamp, jsonObject, literal, Parameters, quote } from './sql.js';
+import { allOf, orderSql, Unplannable, whereSql, type WhereScope } from './where.js';
+
+/** One statement answering a whole query operation: a text column of JSON per root response key. */
+export interface Statement {
+  sql: string;
+  values: unknown[];
+  keys: string[];
+}
+
+interface PlanScope extends WhereScope, SelectionScope {
+  context: Context;
+}
+
+/** A page of rows of `model`: the condition over an alias, Prisma's order, and the window. */
+interface Page {
+  model: ModelName;
+  where(alias: string): string;
+  orderBy: unknown;
+  limit: number;
+  offset: number;
+}
+
+type Extensions = Record<string, any> | undefined | null;
+const planOf = (extensions: Extensions) => extensions?.readPlan as ReadPlanExtension | undefined;
+
+// Scope checks run in resolvers; a field or type that has any keeps them by staying with the executor.
+function checkNoScopes(extensions: Extensions, what: string): void {
+  const options = extensions?.pothosOptions;
+  if (options?.authScopes || options?.grantScopes) throw new Unplannable(`${what} has auth scopes`);
+}
+
+function integer(value: unknown, least: number, most: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < least || value > most) throw new Unplannable(`page bound ${value}`);
+  return value;
+}
+
+/** Errors of argument checks belong to the executor, which reports them; the planner just steps aside. */
+function attempt<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof Unplannable) throw error;
+    throw new Unplannable(String(error));
+  }
+}
+
+function scalarJson(type: GraphQLOutputType, column: Column | undefined, value: string): string {
+  const nonNull = isNonNullType(type);
+  const inner = nonNull ? type.ofType : type;
+  if (!column || (nonNull && !column.isRequired)) throw new Unplannable('nullable column behind a non-null field');
+  if (isListType(inner)) {
+    if (!column.isList || !['Int', 'Float', 'String', 'Boolean'].includes(getNamedType(inner).name)) throw new Unplannable('list');
+    return `to_json(${value})`;
+  }
+  if (isEnumType(inner)) return `${value}::text`;
+  switch (inner.name) {
+    case 'Int':
+    case 'Float':
+    case 'String':
+    case 'Boolean':
+    case 'JSON':
+      return value;
+    case 'ID':
+      return `${value}::text`;
+    case 'DateTime':
+      return isoTimestamp(value);
+    default:
+      throw new Unplannable(`scalar ${inner.name}`);
+  }
+}
+
+class Planner {
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly scope: PlanScope,
+  ) {}
+
+  private table(model: ModelName): ModelTable {
+    return this.scope.catalog.get(model)!;
+  }
+
+  /** A JSON object of the fields `nodes` select on a row of `model` under `alias`. */
+  object(type: GraphQLObjectType, nodes: readonly FieldNode[], model: ModelName, alias: string): string {
+    checkNoScopes(type.extensions, type.name);
+    const fields = collectFields(this.scope, type, nodes.map((node) => node.selectionSet));
+    const entries = [...fields].map(([key, selected]): [string, string] => [key, this.field(type, selected, model, alias)]);
+    return jsonObject(entries) ?? (() => { throw new Unplannable('too many fields'); })();
+  }
+
+  private field(type: GraphQLObjectType, nodes: FieldNode[], model: ModelName, alias: string): string {
+    const name = nodes[0].name.value;
+    if (name === '__typename') return literal(type.name);
+    const definition = type.getFields()[name];
+    if (!definition) throw new Unplannable(`${type.name}.${name} is not a field of the type`);
+    const extensions = definition.extensions as Extensions;
+    checkNoScopes(extensions, `${type.name}.${name}`);
+    const table = this.table(model);
+    const column = (field: string) => columnOf(alias, table.columns.get(field)?.name ?? field);
+    const plan = planOf(extensions);
+    if (plan && 'value' in plan) return plan.value(column);
+    const exposed = extensions?.pothosExposedField as string | undefined;
+    if (exposed) return scalarJson(definition.type, table.columns.get(exposed), column(exposed));
+    const identified = planOf(type.extensions as Extensions);
+    if (name === 'id' && identified && 'globalIdField' in identified) return base64Of(`${type.name}:`, column(identified.globalIdField));
+    if (extensions?.pothosPrismaRelationField) return this.relation(definition, nodes, model, alias);
+    throw new Unplannable(`${type.name}.${name} has a resolver`);
+  }
+
+  /** A relation, with the arguments Pothos's own planning gives Prisma for it (order, page, filter). */
+  private relation(definition: GraphQLField<unknown, unknown>, nodes: FieldNode[], model: ModelName, alias: string): string {
+    const extensions = definition.extensions as Record<string, any>;
+    const relation = extensions.pothosPrismaRelationField.name as string;
+    const join = this.table(model).joins.get(relation);
+    if (!join) throw new Unplannable(`relation ${relation}`);
+    const query = attempt(() => {
+      const args = getArgumentValues(definition, nodes[0], this.scope.variables);
+      const selection = extensions.pothosPrismaSelect(args, this.scope.context, (nested: unknown) => nested, () => new Map([['edges', {}]]));
+      return (selection?.select ?? selection?.include)?.[relation];
+    });
+    if (query === undefined || typeof query?.then === 'function') throw new Unplannable(`relation ${relation} is loaded apart`);
+    const target = this.table(join.target);
+    const on = (child: string) => `${columnOf(child, join.childColumn)} = ${columnOf(alias, join.parentColumn)}`;
+    const named = getNamedType(definition.type);
+    if (!join.toMany) {
+      if ((query !== true && Object.keys(query).length) || (isNonNullType(definition.type) && !join.isRequired) || !isObjectType(named)) {
+        throw new Unplannable(`relation ${relation}`);
+      }
+      const child = this.scope.alias();
+      return `(SELECT ${this.object(named, nodes, join.target, child)} FROM ${quote(target.table)} ${child} WHERE ${on(child)})`;
+    }
+    const { where, orderBy, take, skip, ...rest } = query as Record<string, any>;
+    if (Object.keys(rest).length || !isObjectType(named) || !named.getFields().edges) throw new Unplannable(`relation ${relation}`);
+    // Pothos asks one row more than the page to learn whether another follows.
+    const page: Page = {
+      model: join.target,
+      where: (child) => allOf([on(child), whereSql(this.scope, join.target, child, where)]),
+      orderBy,
+      limit: integer(take, 1, maxPageSize + 1) - 1,
+      offset: integer(skip ?? 0, 0, 0),
+    };
+    return this.connection(named, nodes, page);
+  }
+
+  /** A Relay connection over a page: `totalCount`, and `edges` with `node` and `cursor`. */
+  connection(type: GraphQLObjectType, nodes: readonly FieldNode[], page: Page): string {
+    const { table } = this.table(page.model);
+    const entries = [...collectFields(this.scope, type, nodes.map((node) => node.selectionSet))].map(([key, selected]): [string, string] => {
+      const name = selected[0].name.value;
+      if (name === '__typename') return [key, literal(type.name)];
+      const counted = this.scope.alias();
+      if (name === 'totalCount') return [key, `(SELECT count(*) FROM ${quote(table)} ${counted} WHERE ${page.where(counted)})`];
+      if (name === 'edges') return [key, this.edges(getNamedType(type.getFields().edges.type) as GraphQLObjectType, selected, page)];
+      throw new Unplannable(`${type.name}.${name}`);
+    });
+    return jsonObject(entries) ?? (() => { throw new Unplannable('too many fields'); })();
+  }
+
+  private edges(type: GraphQLObjectType, nodes: readonly FieldNode[], page: Page): string {
+    const table = this.table(page.model);
+    const [inner, row] = [this.scope.alias(), this.scope.alias()];
+    const entries = [...collectFields(this.scope, type, nodes.map((node) => node.selectionSet))].map(([key, selected]): [string, string] => {
+      const name = selected[0].name.value;
+      if (name === '__typename') return [key, literal(type.name)];
+      // Pothos's cursor of a row id: "GPC:" and the id as a tagged number.
+      if (name === 'cursor') return [key, base64Of('GPC:N:', columnOf(row, table.columns.get('id')!.name))];
+      if (name === 'node') return [key, this.object(getNamedType(type.getFields().node.type) as GraphQLObjectType, selected, page.model, row)];
+      throw new Unplannable(`${type.name}.${name}`);
+    });
+    const edge = jsonObject(entries) ?? (() => { throw new Unplannable('too many fields'); })();
+    const rows = `SELECT * FROM ${quote(table.table)} ${inner} WHERE ${page.where(inner)} ORDER BY ${orderSql(table, inner, page.orderBy)} LIMIT ${page.limit} OFFSET ${page.offset}`;
+    return `COALESCE((SELECT json_agg(${edge} ORDER BY ${orderSql(table, row, page.orderBy)}) FROM (${rows}) ${row}), '[]'::json)`;
+  }
+
+  /** A root field: a connection of a model's rows or one row, limited as its resolver limits them. */
+  root(nodes: FieldNode[]): string {
+    const query = this.schema.getQueryType()!;
+    const name = nodes[0].name.value;
+    if (name === '__typename') return `to_json(${literal(query.name)}::text)`;
+    const definition = query.getFields()[name];
+    // Introspection (__schema, __type) is the executor's.
+    if (!definition) throw new Unplannable(`Query.${name} is not a field of the type`);
+    checkNoScopes(definition.extensions as Extensions, `Query.${name}`);
+    const plan = planOf(definition.extensions as Extensions);
+    const type = getNamedType(definition.type);
+    if (!plan || !('root' in plan) || !isObjectType(type)) throw new Unplannable(`Query.${name} has a resolver`);
+    const args = attempt(() => getArgumentValues(definition, nodes[0], this.scope.variables));
+    const find = attempt(() => plan.findArgs(args, this.scope.context));
+    if (plan.root === 'single') {
+      const row = this.scope.alias();
+      const where = whereSql(this.scope, plan.model, row, find.where);
+      return `(SELECT ${this.object(type, nodes, plan.model, row)} FROM ${quote(this.table(plan.model).table)} ${row} WHERE ${where})`;
+    }
+    if (args.last != null || args.before != null || args.after != null) throw new Unplannable('backward or cursor paging');
+    return this.connection(type, nodes, {
+      model: plan.model,
+      where: (alias) => whereSql(this.scope, plan.model, alias, find.where),
+      orderBy: find.orderBy,
+      limit: integer(args.first ?? defaultPageSize, 0, maxPageSize),
+      offset: integer(find.skip ?? 0, 0, Number.MAX_SAFE_INTEGER),
+    });
+  }
+}
+
+/**
+ * Plans a query operation as one SQL statement that builds the whole response in PostgreSQL, the
+ * way PostGraphile does, from what Pothos and Prisma already know: exposed columns, relations with
+ * the arguments Pothos's planning gives Prisma, and the root fields' own Prisma arguments (tenancy,
+ * filters, order). Throws Unplannable for anything else, which the executor then answers.
+ */
+export function planOperation(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  scope: Omit<PlanScope, 'params' | 'alias'>,
+): Statement {
+  if (operation.operation !== 'query') throw new Unplannable('not a query');
+  let aliases = 0;
+  const params = new Parameters();
+  const planScope: PlanScope = { ...scope, params, alias: () => `r${aliases++}` };
+  const planner = new Planner(schema, planScope);
+  const fields = collectFields(planScope, schema.getQueryType()!, [operation.selectionSet]);
+  const keys = [...fields.keys()];
+  const columns = [...fields.values()].map((nodes, i) => `(${planner.root(nodes)})::text AS c${i}`);
+  return { sql: `SELECT ${columns.join(', ')}`, values: params.values, keys };
+}

@@ -1,0 +1,20 @@
+import type { ModelName } from '../auth/tenancy.js';
+import type { Context } from '../schema/context.js';
+
+/** Prisma's arguments of a root read, as its resolver sends them. */
+export interface FindArgs {
+  where: Record<string, unknown>;
+  orderBy?: unknown;
+  skip?: number;
+}
+
+/** What the read planner knows of a field or type beyond what Pothos records; kept in its `extensions.readPlan`. */
+export type ReadPlanExtension =
+  /** A root list or lookup: the model and the arguments its resolver gives Prisma. */
+  | { root: 'list' | 'single'; model: ModelName; findArgs(args: Record<string, any>, ctx: Context): FindArgs }
+  /** A value computed from columns: SQL built from the columns, given as SQL expressions. */
+  | { value(column: (field: string) => string): string }
+  /** A node type whose global id wraps this column. */
+  | { globalIdField: string };
+
+export const readPlan = (extension: ReadPlanExtension) => ({ readPlan: extension });

@@ -1,0 +1,89 @@
+import { getNamedType, isEnumType, isObjectType, isScalarType, type GraphQLObjectType } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { createApp } from '../src/http/app.js';
+import { schema } from '../src/schema/index.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+// The same gateway twice over one database: with read plans (the server) and without (the executor).
+let server: TestServer;
+let executor: ReturnType<typeof createApp>['app'];
+beforeAll(async () => {
+  server = await startTestServer();
+  executor = createApp({ schema, config: { ...loadConfig({}), readPlans: false } }).app;
+});
+afterAll(() => server?.close());
+
+async function executed(query: string, variables: Record<string, unknown>, key: string) {
+  const response = await executor.request('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'x-api-key': key },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, ...((await response.json()) as object) };
+}
+
+/** Sends the operation both ways and expects the same answer; returns the statements of the planned one. */
+async function sameBothWays(query: string, variables: Record<string, unknown> = {}, key = server.keys.owner): Promise<string[]> {
+  await server.graphql('{ __typename }', {}, key);
+  const { result, statements } = await server.countStatements(() => server.graphql(query, variables, key));
+  expect(result.errors).toBeUndefined();
+  expect(result).toEqual(await executed(query, variables, key));
+  return statements;
+}
+
+const rootLists = Object.values(schema.getQueryType()!.getFields()).filter((field) => (field.extensions.readPlan as { root?: string })?.root === 'list');
+
+/** Every column of a node type, its global id and its type name. */
+function columnsOf(type: GraphQLObjectType): string {
+  const scalars = Object.values(type.getFields()).filter((field) => !field.args.length && (isScalarType(getNamedType(field.type)) || isEnumType(getNamedType(field.type))));
+  return `__typename ${scalars.map((field) => field.name).join(' ')}`;
+}
+
+const fieldType = (type: GraphQLObjectType, name: string) => getNamedType(type.getFields()[name].type) as GraphQLObjectType;
+const nodeOf = (connection: GraphQLObjectType) => fieldType(fieldType(connection, 'edges'), 'node');
+
+describe('read plans answer as the executor does', () => {
+  it.each(rootLists.map((field) => [field.name, field] as const))('%s: every column, in one statement', async (_name, field) => {
+    const node = nodeOf(getNamedType(field.type) as GraphQLObjectType);
+    const query = `{ ${field.name}(first: 100) { __typename totalCount edges { __typename cursor node { ${columnsOf(node)} } } } }`;
+    expect(await sameBothWays(query)).toHaveLength(1);
+  });
+
+  it.each(rootLists.map((field) => [field.name, field] as const))('%s: each relation one level down', async (_name, field) => {
+    const node = nodeOf(getNamedType(field.type) as GraphQLObjectType);
+    const relations = Object.values(node.getFields()).filter((inner) => isObjectType(getNamedType(inner.type)));
+    for (const relation of relations) {
+      const type = getNamedType(relation.type) as GraphQLObjectType;
+      const inner = type.getFields().edges ? `{ totalCount edges { cursor node { ${columnsOf(nodeOf(type))} } } }` : `{ ${columnsOf(type)} }`;
+      await sameBothWays(`{ ${field.name}(first: 5) { edges { node { rowId ${relation.name} ${inner} } } } }`);
+    }
+  });
+
+  it('the nested board read, with filter, order, offset, fragments, aliases and directives, for every demo key', async () => {
+    const query = /* GraphQL */ `
+      query Boards($first: Int!, $archived: Boolean!, $withSlides: Boolean!) {
+        whiteboards(first: $first, offset: 1, filter: { or: [{ inTheArchive: { eq: $archived } }, { name: { in: ["x"] } }] }, orderBy: [{ field: name, direction: DESC }]) {
+          count: totalCount
+          edges { node { ...Board dataStreams(first: 2) { edges { node { name slides @include(if: $withSlides) { totalCount edges { node { order name cameraX1 } } } } } } } }
+        }
+        one: whiteboard(rowId: 1) { ...Board }
+        none: whiteboard(rowId: 999999) { rowId }
+      }
+      fragment Board on Whiteboard { id rowId title: name updatedAt author { email } organization { name } miniDrawing { file } }
+    `;
+    for (const key of Object.values(server.keys)) {
+      expect(await sameBothWays(query, { first: 10, archived: false, withSlides: true }, key)).toHaveLength(1);
+      await sameBothWays(query, { first: 3, archived: true, withSlides: false }, key);
+    }
+  });
+
+  it('leaves to the executor what it cannot plan, and the errors of bad arguments', async () => {
+    const viaResolver = await sameBothWays('{ me { rowId memberships { totalCount } } whiteboards(first: 1) { totalCount } }');
+    expect(viaResolver.length).toBeGreaterThan(1);
+    await sameBothWays('{ __schema { queryType { name } } whiteboard(rowId: 1) { __typename } }');
+    const tooMany = await server.graphql('{ whiteboards(first: 1000) { totalCount } }');
+    expect(tooMany.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+    expect(tooMany).toEqual(await executed('{ whiteboards(first: 1000) { totalCount } }', {}, server.keys.owner));
+  });
+});
