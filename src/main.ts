@@ -1,5 +1,5 @@
-import type { Server } from 'node:http';
-import { serve } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from './config.js';
 import { db, openDatabase, type Database } from './db/index.js';
 import { DatabaseStartError } from './db/engine.js';
@@ -73,12 +73,13 @@ if (stopping) {
   process.exit(0);
 }
 
-const { app } = createApp({ schema, config });
+const { listener } = createApp({ schema, config });
 const { kind, location } = database.engine;
-// serve() builds a node:http server unless given another createServer.
-server = serve({ fetch: app.fetch, port: config.port }, ({ port }) => {
+server = createServer(listener);
+server.listen(config.port, () => {
+  const { port } = server!.address() as AddressInfo;
   console.log(`Whiteboard gateway on http://localhost:${port}/graphql (engine: ${kind} at ${location})`);
-}) as Server;
+});
 
 server.once('error', async (error: NodeJS.ErrnoException) => {
   await db().close();

@@ -40,7 +40,7 @@ describe('GraphiQL', () => {
   });
 
   it('can be switched off, and introspection with it', async () => {
-    const { app } = createApp({ schema, config: loadConfig({ GRAPHIQL: 'false', INTROSPECTION: 'false' }) });
+    const app = createApp({ schema, config: loadConfig({ GRAPHIQL: 'false', INTROSPECTION: 'false' }) });
     const page = await app.request('/graphql', { headers: { accept: 'text/html' } });
     expect(await page.text()).not.toContain('<html');
     const introspection = await app.request('/graphql', {

@@ -46,7 +46,7 @@ describe('operation limits', () => {
   });
 
   it('refuses an operation whose estimated cost is above the configured limit', async () => {
-    const { app } = createApp({ schema, config: loadConfig({ MAX_COST: '50' }) });
+    const app = createApp({ schema, config: loadConfig({ MAX_COST: '50' }) });
     const query = '{ whiteboards { edges { node { name author { email } organization { name } dataStreams { edges { node { name } } } } } } }';
     const response = await app.request('/graphql', {
       method: 'POST',
@@ -78,7 +78,7 @@ describe('operation limits', () => {
   });
 
   it('counts a connection without first or last at the default page size of 20', async () => {
-    const { app } = createApp({ schema, config: loadConfig({ MAX_NODES: '8419' }) });
+    const app = createApp({ schema, config: loadConfig({ MAX_NODES: '8419' }) });
     const ask = async (query: string) =>
       (await app.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': server.keys.viewer }, body: JSON.stringify({ query }) })).json();
     // 20 + 400 + 8,000 = 8,420.

@@ -7,10 +7,10 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 
 // The same gateway twice over one database: with read plans (the server) and without (the executor).
 let server: TestServer;
-let executor: ReturnType<typeof createApp>['app'];
+let executor: ReturnType<typeof createApp>;
 beforeAll(async () => {
   server = await startTestServer();
-  executor = createApp({ schema, config: { ...loadConfig({}), readPlans: false } }).app;
+  executor = createApp({ schema, config: { ...loadConfig({}), readPlans: false } });
 });
 afterAll(() => server?.close());
 

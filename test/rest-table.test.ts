@@ -103,7 +103,7 @@ describe('the OpenAPI document', () => {
 });
 
 describe('the served document and docs page', () => {
-  const { app } = createApp({ schema, config: loadConfig({}) });
+  const app = createApp({ schema, config: loadConfig({}) });
 
   it('serves the OpenAPI document at /api/openapi.json without a key', async () => {
     const response = await app.request('/api/openapi.json');

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/index.js';
 import { createApp } from '../../src/http/app.js';
@@ -32,10 +32,9 @@ export interface TestServer {
 /** The whole gateway on a real port over this test file's own seeded database. */
 export async function startTestServer(): Promise<TestServer> {
   const { database, keys, drop } = await openTestDatabase();
-  const { app } = createApp({ schema, config: loadConfig({}) });
-  const server: ServerType = await new Promise((resolve) => {
-    const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
-  });
+  const { listener } = createApp({ schema, config: loadConfig({}) });
+  const server: Server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
