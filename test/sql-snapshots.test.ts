@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileRoutes } from '../src/rest/index.js';
+import { schema } from '../src/schema/index.js';
+import { boardQuery, nestedQuery as nestedOfLevels } from '../bench/queries.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+// The statements each standard read sends, kept as .sql files beside this test (as PostGraphile's
+// suite keeps them): a change of plan shows in review, even one that keeps the statement count.
+// `vitest run -u` rewrites them after an intended change.
+
+// The reads the benchmark times, so the suite checks the very operations measured.
+const nestedQuery = nestedOfLevels(3);
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+  // The first request of a key also looks the key up; the snapshots show a cached key's statements.
+  await server.graphql('{ __typename }');
+});
+afterAll(() => server?.close());
+
+async function statementsOf(work: () => Promise<unknown>): Promise<string> {
+  const { statements } = await server.countStatements(work);
+  return `${statements.map((statement) => `${statement.trim()};`).join('\n\n')}\n`;
+}
+
+const fileName = (name: string) => `./sql/${name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}.sql`;
+
+describe('GraphQL standard reads', () => {
+  it('the nested board read: one statement', async () => {
+    const sql = await statementsOf(() => server.graphql(nestedQuery, { org: 1, first: 50 }));
+    expect(sql.split(';\n').length - 1).toBe(1);
+    await expect(sql).toMatchFileSnapshot(fileName('nested-board-read'));
+  });
+
+  it('one board with everything on it: one statement', async () => {
+    const sql = await statementsOf(() => server.graphql(boardQuery, { rowId: 1 }));
+    expect(sql.split(';\n').length - 1).toBe(1);
+    await expect(sql).toMatchFileSnapshot(fileName('one-board'));
+  });
+});
+
+describe('REST reads', () => {
+  // Every live GET route that needs no more than its path: its lists and lookups by id.
+  const reads = compileRoutes(schema).filter((route) => route.method === 'GET' && !route.invalid.length && route.params.every((param) => param.in === 'path' || !param.required));
+  it.each(reads.map((route) => [`${route.method} ${route.path}`, route] as const))('%s', async (_name, route) => {
+    const sql = await statementsOf(() => fetch(server.url + route.path.replace(/\{\w+\}/g, '1'), { headers: { 'x-api-key': server.keys.owner } }).then((response) => response.text()));
+    await expect(sql).toMatchFileSnapshot(fileName(`rest ${route.method} ${route.path}`));
+  });
+});

@@ -1,0 +1,1 @@
+SELECT ((SELECT json_build_object('id', r0."id", 'name', r0."name", 'rate_id', r0."rate_id", 'created_at', to_char(r0."created_at", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updated_at', to_char(r0."updated_at", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) FROM "organization" r0 WHERE r0."id" = $1::int AND r0."id" = ANY($2::int[])))::text AS c0;

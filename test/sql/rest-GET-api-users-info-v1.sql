@@ -1,0 +1,1 @@
+SELECT "t0"."id", "t0"."email", "t0"."first_name" AS "firstName", "t0"."last_name" AS "lastName", "t0"."is_active" AS "isActive", "t0"."is_admin" AS "isAdmin", "t0"."organization_id" AS "activeOrganizationId", "t0"."created_at" AS "createdAt", "t0"."updated_at" AS "updatedAt" FROM "public"."user" AS "t0" WHERE ("t0"."id" = $1 AND 1=1) LIMIT $2;
