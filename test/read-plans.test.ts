@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { schema } from '../src/schema/index.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { ofTheRequest, startTestServer, type TestServer } from './helpers/server.js';
 
 // The same gateway twice over one database: with read plans (the server) and without (the executor).
 let server: TestServer;
@@ -29,7 +29,7 @@ async function sameBothWays(query: string, variables: Record<string, unknown> = 
   const { result, statements } = await server.countStatements(() => server.graphql(query, variables, key));
   expect(result.errors).toBeUndefined();
   expect(result).toEqual(await executed(query, variables, key));
-  return statements;
+  return ofTheRequest(statements);
 }
 
 const rootLists = Object.values(schema.getQueryType()!.getFields()).filter((field) => (field.extensions.readPlan as { root?: string })?.root === 'list');

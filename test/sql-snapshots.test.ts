@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileRoutes } from '../src/rest/index.js';
 import { schema } from '../src/schema/index.js';
 import { boardQuery, nestedQuery as nestedOfLevels } from '../bench/queries.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { ofTheRequest, startTestServer, type TestServer } from './helpers/server.js';
 
 // The statements each standard read sends, kept as .sql files beside this test (as PostGraphile's
 // suite keeps them): a change of plan shows in review, even one that keeps the statement count.
@@ -21,7 +21,7 @@ afterAll(() => server?.close());
 
 async function statementsOf(work: () => Promise<unknown>): Promise<string> {
   const { statements } = await server.countStatements(work);
-  return `${statements.map((statement) => `${statement.trim()};`).join('\n\n')}\n`;
+  return `${ofTheRequest(statements).map((statement) => `${statement.trim()};`).join('\n\n')}\n`;
 }
 
 const fileName = (name: string) => `./sql/${name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}.sql`;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { demo } from '../src/db/seed/index.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { ofTheRequest, startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
 let organizationId: number;
@@ -48,7 +48,7 @@ async function statementsFor(first: number) {
     expect(node.dataStreams.edges).toHaveLength(3);
     for (const stream of node.dataStreams.edges) expect(stream.node.slides.edges).toHaveLength(4);
   }
-  return statements;
+  return ofTheRequest(statements);
 }
 
 it('reads three levels over 10 and over 50 boards with the same few statements', async () => {
