@@ -9,7 +9,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { ModelName } from '../auth/tenancy.js';
-import { prisma } from '../db/index.js';
+import { db, prisma } from '../db/index.js';
 import type { Context } from '../schema/context.js';
 import { buildCatalog, type ModelTable } from './catalog.js';
 import { planOperation, type Statement } from './compile.js';
@@ -32,8 +32,8 @@ function fragments(document: DocumentNode): Record<string, FragmentDefinitionNod
  * `data` parses a root field only when read, by the REST layer.
  */
 async function run(statement: Statement): Promise<ExecutionResult> {
-  const [row] = await prisma().$queryRawUnsafe<Record<string, string | null>[]>(statement.sql, ...statement.values);
-  const texts = statement.keys.map((_, i) => row[`c${i}`] ?? 'null');
+  const [row] = (await db().queryRows(statement.sql, statement.values)) as (string | null)[][];
+  const texts = row.map((text) => text ?? 'null');
   const data: Record<string, unknown> = {};
   statement.keys.forEach((key, i) => {
     let parsed: unknown;
