@@ -100,12 +100,15 @@ export async function startServer(options: StartOptions): Promise<ChildServer> {
 
   const statements = (): Promise<number> =>
       new Promise((resolve, reject) => {
+        // A server that died mid-run fails the run with its last words, and the cleanup still runs.
+        const gone = () => new Error(`${options.name} exited during the run:\n${lines.join('\n')}`);
+        if (exited) return reject(gone());
         const timer = setTimeout(() => reject(new Error(`${options.name} did not report its statement count`)), 5_000);
         child.once('message', (message) => {
           clearTimeout(timer);
           resolve((message as { statements: number }).statements);
         });
-        child.send('statements');
+        child.send('statements', (error) => error && (clearTimeout(timer), reject(gone())));
       });
 
   return {
