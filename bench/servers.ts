@@ -14,7 +14,7 @@ export interface ChildServer {
   name: string;
   url: string;
   pid: number;
-  /** SQL statements the process has sent so far (counted inside it, see gateway-probe.mjs). */
+  /** SQL statements the process has sent so far (counted inside it, see statement-probe.mjs). */
   statements(): Promise<number>;
   /** Peak resident memory since the last `resetPeak()`, in bytes (sampled every 200 ms). */
   windowPeakRss(): number;
@@ -51,6 +51,8 @@ export interface StartOptions {
   /** The program and its arguments, e.g. ['sh', '-c', 'exec node dist/main.js']; the process must end up as the server's (exec). */
   command: string[];
   env: Record<string, string>;
+  /** Working directory of the process. @default the bench's */
+  cwd?: string;
   /** Path answering 200 once the server can take load. */
   readyPath: string;
 }
@@ -62,6 +64,7 @@ export async function startServer(options: StartOptions): Promise<ChildServer> {
   // The IPC channel carries the statement count; its closing also tells the child that the bench is gone.
   const child: ChildProcess = spawn(options.command[0], options.command.slice(1), {
     env: { ...process.env, ...options.env, PORT: String(port) },
+    cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   const pid = child.pid!;
