@@ -1,5 +1,6 @@
 import { rowsOf, size } from './dataset.js';
 import type { KeyRing } from './keys.js';
+import { peerBoardQuery, peerClassConfQuery, peerNestedQuery, peerSlideListQuery, peerWhiteboardListQuery } from './peer-queries.js';
 import { boardQuery, nestedQuery } from './queries.js';
 
 export interface HttpRequest {
@@ -21,8 +22,10 @@ export interface Case {
   constant: boolean;
   /** Requests n..n+run-1 go over one connection in order (an archive and its unarchive). @default 1 */
   run?: number;
-  /** Path (with query) of request number i's equivalent on the floor server; read cases only. */
-  floor?(i: number): string;
+  /** Request number i's equivalent on the floor server; read cases only. */
+  floor?(i: number): HttpRequest;
+  /** Request number i's equivalent on the peer (PostGraphile); cases it can answer. */
+  peer?(i: number): HttpRequest;
   /** Why the case cannot run against this gateway (a route or mutation that does not exist yet). */
   skip?: string;
   notes: string[];
@@ -38,6 +41,15 @@ const json = { 'content-type': 'application/json', accept: 'application/graphql-
 function graphql(keys: KeyRing, key: number, query: string, variables: Record<string, unknown>): HttpRequest {
   return { method: 'POST', path: '/graphql', headers: { ...json, ...keys.headers(key) }, body: JSON.stringify({ query, variables }) };
 }
+
+/** The peer takes no key: its documents filter by the organization instead. */
+function peerGraphql(query: string, variables: Record<string, unknown>): HttpRequest {
+  // A copy of the headers: the load generator adds content-length to the object it is given.
+  return { method: 'POST', path: '/graphql', headers: { ...json }, body: JSON.stringify({ query, variables }) };
+}
+
+/** The floor server's route for request i: a path with its query string. */
+const floorGet = (path: string): HttpRequest => ({ method: 'GET', path, headers: {} });
 
 /** Sends one request outside the load, for discovery and checks; `total` is the X-Total-Count header of a REST list. */
 export async function send(baseUrl: string, request: HttpRequest): Promise<{ status: number; body: unknown; total: string | null }> {
@@ -56,7 +68,15 @@ export async function send(baseUrl: string, request: HttpRequest): Promise<{ sta
 async function restCase(
   gatewayUrl: string,
   keys: KeyRing,
-  spec: { id: string; title: string; path: (i: number) => string; floor: (i: number, rows: number) => string; list: boolean },
+  spec: {
+    id: string;
+    title: string;
+    path: (i: number) => string;
+    /** The floor's path and the peer's request for request i, given the rows per page the route answered. */
+    floor: (i: number, rows: number) => string;
+    peer: (i: number, rows: number) => HttpRequest;
+    list: boolean;
+  },
 ): Promise<Case> {
   const gateway = (i: number): HttpRequest => ({ method: 'GET', path: spec.path(i), headers: keys.headers(0) });
   const probe = await send(gatewayUrl, gateway(0));
@@ -69,7 +89,7 @@ async function restCase(
     rows = probe.body.length;
     result.notes.push(`${rows} rows per answer`);
   }
-  return { ...result, floor: (i) => spec.floor(i, rows) };
+  return { ...result, floor: (i) => floorGet(spec.floor(i, rows)), peer: (i) => spec.peer(i, rows) };
 }
 
 interface TypeRef {
@@ -130,7 +150,8 @@ export async function buildCases(gatewayUrl: string, keys: KeyRing): Promise<Cas
       ratioTarget: 0.5,
       gateway: () => graphql(keys, 0, nested, { org, first: 50 }),
       constant: true,
-      floor: () => `/nested?org=${org}&first=50`,
+      floor: () => floorGet(`/nested?org=${org}&first=50`),
+      peer: () => peerGraphql(peerNestedQuery, { org, first: 50 }),
       notes: [],
     },
     {
@@ -140,7 +161,8 @@ export async function buildCases(gatewayUrl: string, keys: KeyRing): Promise<Cas
       ratioTarget: 0.5,
       gateway: (i) => graphql(keys, 0, boardQuery, { rowId: boards[i % boards.length] }),
       constant: false,
-      floor: (i) => `/board?id=${boards[i % boards.length]}`,
+      floor: (i) => floorGet(`/board?id=${boards[i % boards.length]}`),
+      peer: (i) => peerGraphql(peerBoardQuery, { rowId: boards[i % boards.length], org }),
       notes: [`${boards.length} boards in turn`],
     },
     await restCase(gatewayUrl, keys, {
@@ -148,6 +170,7 @@ export async function buildCases(gatewayUrl: string, keys: KeyRing): Promise<Cas
       title: 'REST whiteboard list',
       path: () => '/api/whiteboard/v1/',
       floor: (_i, rows) => `/whiteboards?limit=${rows}&org=${org}`,
+      peer: (_i, rows) => peerGraphql(peerWhiteboardListQuery, { org, first: rows }),
       list: true,
     }),
     await restCase(gatewayUrl, keys, {
@@ -155,6 +178,7 @@ export async function buildCases(gatewayUrl: string, keys: KeyRing): Promise<Cas
       title: 'REST slide list',
       path: () => '/api/whiteboard/v1/data-stream-slide/',
       floor: (_i, rows) => `/slides?limit=${rows}&org=${org}`,
+      peer: (_i, rows) => peerGraphql(peerSlideListQuery, { org, first: rows }),
       list: true,
     }),
     await restCase(gatewayUrl, keys, {
@@ -162,6 +186,7 @@ export async function buildCases(gatewayUrl: string, keys: KeyRing): Promise<Cas
       title: 'REST library class by id',
       path: (i) => `/api/library/view/v1/class-conf/${classes[i % classes.length]}/`,
       floor: (i) => `/class-conf?id=${classes[i % classes.length]}`,
+      peer: (i) => peerGraphql(peerClassConfQuery, { rowId: classes[i % classes.length], org }),
       list: false,
     }),
     await mutationCase(gatewayUrl, keys),
@@ -172,7 +197,8 @@ export async function buildCases(gatewayUrl: string, keys: KeyRing): Promise<Cas
       ratioTarget: 0.5,
       gateway: (i) => graphql(keys, i % keyCount, nested, { org: (i % keyCount) + 1, first: 50 }),
       constant: false,
-      floor: (i) => `/nested?org=${(i % keyCount) + 1}&first=50`,
+      floor: (i) => floorGet(`/nested?org=${(i % keyCount) + 1}&first=50`),
+      peer: (i) => peerGraphql(peerNestedQuery, { org: (i % keyCount) + 1, first: 50 }),
       notes: [],
     },
   ];

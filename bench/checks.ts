@@ -7,7 +7,7 @@ import type { ChildServer } from './servers.js';
 export interface Sample {
   /** SQL statements each request caused, one request at a time. */
   statements: number[];
-  /** Parsed bodies in order, with the X-Total-Count header where there is one: what is compared with the floor. */
+  /** Parsed bodies in order, with the X-Total-Count header where there is one: what the answer check compares. */
   bodies: unknown[];
   /** Requests that failed: a non-2xx status or a GraphQL `errors` entry. */
   failed: number;
@@ -49,13 +49,69 @@ export function firstDifference(a: unknown, b: unknown, path = ''): string | und
   return `${path || '.'}: ${JSON.stringify(a)?.slice(0, 80)} vs ${JSON.stringify(b)?.slice(0, 80)}`;
 }
 
-/** Compares the gateway's answers with the floor's, pair by pair; a note when they differ. */
-export function compareWithFloor(gateway: unknown[], floor: unknown[]): string | undefined {
-  const mismatches = gateway
-    .map((body, i) => firstDifference(body, floor[i]))
-    .filter((difference): difference is string => difference !== undefined);
-  if (mismatches.length === 0) return undefined;
-  return `floor JSON differs from the gateway's in ${mismatches.length}/${gateway.length} answers, first at ${mismatches[0]}`;
+interface Leaf {
+  path: string;
+  value: unknown;
+}
+
+const timestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?$/;
+const zone = /(Z|[+-]\d\d:?\d\d)$/;
+
+/**
+ * A value as both sides can agree on it: timestamps in one format (the columns hold UTC, which
+ * PostGraphile prints without a zone), numbers given as text (X-Total-Count, bigint) as numbers, and
+ * a stored file's name without the /files/ prefix of the URL the gateway serves it at.
+ */
+function normalize(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  if (timestamp.test(value)) return new Date(zone.test(value) ? value : `${value}Z`).toISOString();
+  if (/^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  return value.replace(/^\/files\//, '');
+}
+
+/** The scalar values of a JSON answer in document order, whatever the field names and envelope (edges/node, nodes, data). */
+function leaves(value: unknown, path = ''): Leaf[] {
+  if (Array.isArray(value)) return value.flatMap((item, i) => leaves(item, `${path}[${i}]`));
+  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => leaves(item, path ? `${path}.${key}` : key));
+  return [{ path: path || '.', value: normalize(value) }];
+}
+
+/** Where two answers' scalar values first differ, naming each side's path; undefined when they hold the same values in the same order. */
+function firstLeafDifference(a: unknown, b: unknown): string | undefined {
+  const left = leaves(a);
+  const right = leaves(b);
+  for (let i = 0; i < Math.max(left.length, right.length); i++) {
+    const [x, y] = [left[i], right[i]];
+    if (x && y && isDeepStrictEqual(x.value, y.value)) continue;
+    if (!x || !y) return `value ${i + 1}: one answer ends (${left.length} vs ${right.length} values)`;
+    return `value ${i + 1}: ${x.path} = ${JSON.stringify(x.value)} vs ${y.path} = ${JSON.stringify(y.value)}`;
+  }
+  return undefined;
+}
+
+/**
+ * The answer check made before any load: the first `count` requests of a case go, one at a time, to
+ * the gateway and to each other server that answers the case; the floor must send the gateway's
+ * very JSON, the peer the same values in the same order (its field names and envelope differ).
+ * Returns a loud note per server that answers differently: its figures are then not comparable.
+ */
+export async function checkAnswers(
+  gateway: { server: ChildServer; request: (i: number) => HttpRequest },
+  others: { server: ChildServer; request: (i: number) => HttpRequest; sameJson: boolean }[],
+  count: number,
+): Promise<{ notes: string[]; checked: string[] }> {
+  const indexes = Array.from({ length: count }, (_, i) => i);
+  const expected = (await sample(gateway.server, indexes.map(gateway.request))).bodies;
+  const notes: string[] = [];
+  const checked: string[] = [];
+  for (const other of others) {
+    const bodies = (await sample(other.server, indexes.map(other.request))).bodies;
+    const compare = other.sameJson ? firstDifference : firstLeafDifference;
+    const mismatches = expected.map((body, i) => compare(body, bodies[i])).filter((difference) => difference !== undefined);
+    if (mismatches.length === 0) checked.push(other.server.name);
+    else notes.push(`**ANSWERS DIFFER**: the ${other.server.name}'s answer differs from the gateway's in ${mismatches.length}/${count} requests, first at ${mismatches[0]}`);
+  }
+  return { notes, checked };
 }
 
 /**

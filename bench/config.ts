@@ -4,12 +4,16 @@ export interface BenchConfig {
   adminUrl: string;
   /** Seconds of measured load per case and server. @default 10 */
   duration: number;
-  /** Seconds of unmeasured load before each measurement. @default 3 */
+  /** Seconds of unmeasured load before each measurement; 0 for none. @default 3 */
   warmup: number;
   /** Concurrent HTTP connections of the load generator. @default 32 */
   connections: number;
-  /** Connections in the pools of the gateway and of the floor server. @default 10 (the gateway's default) */
+  /** Connections in the pools of the gateway, the peer and the floor server. @default 10 (the gateway's default) */
   poolSize: number;
+  /** Measured runs per case of the gateway and of the peer, in turn; the report shows their median. @default 3 */
+  rounds: number;
+  /** Run the gateway on the peer's Node 22 instead of the `node` on PATH (BENCH_GATEWAY_NODE=22). @default false */
+  gatewayOnNode22: boolean;
   /** Sequential requests per case that count statements and check bodies. @default 20 */
   samples: number;
   /** Only these case ids (comma separated), e.g. `a,b`. @default every case */
@@ -20,22 +24,27 @@ export interface BenchConfig {
   output: string | undefined;
 }
 
-function positive(name: string, fallback: number): number {
+function positive(name: string, fallback: number, zeroAllowed = false): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed)) throw new Error(`${name} must be a positive number, got "${raw}"`);
   return value;
 }
 
 export function loadBenchConfig(): BenchConfig {
   const output = process.env.BENCH_OUTPUT ?? 'BENCHMARKS.md';
+  const gatewayNode = process.env.BENCH_GATEWAY_NODE || undefined;
+  if (gatewayNode !== undefined && gatewayNode !== '22') throw new Error(`BENCH_GATEWAY_NODE can only be 22 (the peer's Node), got "${gatewayNode}"`);
   return {
     adminUrl: process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test',
     duration: positive('BENCH_DURATION', 10),
-    warmup: positive('BENCH_WARMUP', 3),
+    // 0 skips the warm-up: for a quick functional look, not for figures.
+    warmup: positive('BENCH_WARMUP', 3, true),
     connections: Math.round(positive('BENCH_CONNECTIONS', 32)),
     poolSize: Math.round(positive('DATABASE_POOL_SIZE', 10)),
+    rounds: Math.round(positive('BENCH_ROUNDS', 3)),
+    gatewayOnNode22: gatewayNode === '22',
     samples: Math.round(positive('BENCH_SAMPLES', 20)),
     cases: process.env.BENCH_CASES ? process.env.BENCH_CASES.split(',').map((id) => id.trim()) : undefined,
     profileDir: process.env.BENCH_PROFILE_DIR || undefined,

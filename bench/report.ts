@@ -27,8 +27,13 @@ export interface Measured {
 
 export interface CaseResult {
   case: Case;
-  gateway?: Measured;
+  /** One measurement per round, gateway and peer in turn. */
+  gateway: Measured[];
+  peer: Measured[];
+  /** Measured once per case. */
   floor?: Measured;
+  /** The servers whose answers the check found equal to the gateway's. */
+  checked: string[];
   notes: string[];
 }
 
@@ -38,8 +43,11 @@ export interface RunReport {
   serverVersion: string;
   dataset: LoadReport;
   results: CaseResult[];
-  /** The gateway's peak resident memory over the whole run (VmHWM), bytes. */
+  /** Peak resident memory over the whole run (VmHWM), bytes. */
   gatewayPeakRss: number;
+  peerPeakRss: number;
+  /** What each server runs on, e.g. `Node.js v20.20.2`, `PostGraphile 5.1.5 on Node.js v22.23.3`. */
+  runtimes: { gateway: string; peer: string };
   invariance: { constant: boolean; text: string };
   auth: string;
 }
@@ -48,60 +56,113 @@ const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
 const fixed = (n: number, digits = 0) => n.toFixed(digits);
 const percent = (n: number) => `${Math.round(n * 100)}%`;
 const mark = (ok: boolean) => (ok ? 'yes' : '**no**');
+const roundCount = (n: number) => `${n} ${n === 1 ? 'round' : 'rounds'}`;
 
-function errors(m: Measured): string {
-  const counted = m.load.non2xx + m.load.socketErrors;
-  return m.sampleFailed ? `${counted} + ${m.sampleFailed}/${m.sampled} sampled` : String(counted);
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
-function statements(m: Measured): string {
-  const range = m.statements.min === m.statements.max ? `${m.statements.min}` : `${m.statements.min}-${m.statements.max}`;
-  return `${range} (${fixed(m.statements.underLoad, 2)})`;
+/** One server's figures in one case: medians over its rounds, errors summed, the highest peak. */
+interface Summary {
+  rps: number;
+  rpsMin: number;
+  rpsMax: number;
+  p50: number;
+  p99: number;
+  /** The gateway's p99 over one connection. */
+  p99Alone?: number;
+  errors: number;
+  sampleFailed: number;
+  sampled: number;
+  statements: { min: number; max: number; underLoad: number };
+  cpu: { serverMs: number; databaseMs: number };
+  peakRss: number;
+  otherCpu: number;
 }
 
+function summarize(runs: Measured[]): Summary | undefined {
+  if (runs.length === 0) return undefined;
+  const mid = (pick: (m: Measured) => number) => median(runs.map(pick));
+  const sum = (pick: (m: Measured) => number) => runs.reduce((total, m) => total + pick(m), 0);
+  const alone = runs.flatMap((m) => (m.alone ? [m.alone.p99] : []));
+  return {
+    rps: mid((m) => m.load.rps),
+    rpsMin: Math.min(...runs.map((m) => m.load.rps)),
+    rpsMax: Math.max(...runs.map((m) => m.load.rps)),
+    p50: mid((m) => m.load.p50),
+    p99: mid((m) => m.load.p99),
+    p99Alone: alone.length ? median(alone) : undefined,
+    errors: sum((m) => m.load.non2xx + m.load.socketErrors),
+    sampleFailed: sum((m) => m.sampleFailed),
+    sampled: sum((m) => m.sampled),
+    statements: {
+      min: Math.min(...runs.map((m) => m.statements.min)),
+      max: Math.max(...runs.map((m) => m.statements.max)),
+      underLoad: mid((m) => m.statements.underLoad),
+    },
+    cpu: { serverMs: mid((m) => m.cpuPerRequest.serverMs), databaseMs: mid((m) => m.cpuPerRequest.databaseMs) },
+    peakRss: Math.max(...runs.map((m) => m.peakRss)),
+    otherCpu: Math.max(...runs.map((m) => m.otherCpu)),
+  };
+}
+
+const rps = (s: Summary) => (s.rpsMin === s.rpsMax ? fixed(s.rps) : `${fixed(s.rps)} (${fixed(s.rpsMin)}-${fixed(s.rpsMax)})`);
+const errors = (s: Summary) => (s.sampleFailed ? `${s.errors} + ${s.sampleFailed}/${s.sampled} sampled` : String(s.errors));
+const statementCell = ({ statements: { min, max, underLoad } }: Summary) => `${min === max ? min : `${min}-${max}`} (${fixed(underLoad, 2)})`;
 /** Server + database CPU per request. */
-const cost = (m: Measured) => `${fixed(m.cpuPerRequest.serverMs, 1)} + ${fixed(m.cpuPerRequest.databaseMs, 1)}`;
+const cost = (s: Summary) => `${fixed(s.cpu.serverMs, 1)} + ${fixed(s.cpu.databaseMs, 1)}`;
 
-const ratio = (r: CaseResult) => (r.gateway && r.floor ? r.gateway.load.rps / r.floor.load.rps : undefined);
+/** The three servers of a case as the table shows them (median rounds). */
+function summaries(r: CaseResult): { gateway?: Summary; peer?: Summary; floor?: Summary } {
+  return { gateway: summarize(r.gateway), peer: summarize(r.peer), floor: summarize(r.floor ? [r.floor] : []) };
+}
+
+/** Gateway requests per second over the other server's, when both ran. */
+function ratio(gateway: Summary | undefined, other: Summary | undefined): number | undefined {
+  return gateway && other ? gateway.rps / other.rps : undefined;
+}
 
 function table(results: CaseResult[]): string {
   const lines = [
-    '| case | req/s | p50 ms | p99 ms | p99 ms alone | errors | SQL/req | CPU ms/req | peak RSS | floor req/s | floor p50 | floor p99 | floor CPU ms/req | gateway/floor | other CPU |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| case | server | req/s | p50 ms | p99 ms | p99 ms alone | errors | SQL/req | CPU ms/req | peak RSS | gateway / server | other CPU |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     const name = `${r.case.id}. ${r.case.title}`;
-    const g = r.gateway;
-    if (!g) {
-      lines.push(`| ${name} | skipped | | | | | | | | | | | | | |`);
+    const all = summaries(r);
+    if (!all.gateway) {
+      lines.push(`| ${name} | skipped | | | | | | | | | | |`);
       continue;
     }
-    const f = r.floor;
-    const cells = [name, fixed(g.load.rps), fixed(g.load.p50), fixed(g.load.p99), g.alone ? fixed(g.alone.p99) : '-', errors(g), statements(g), cost(g), mb(g.peakRss)];
-    cells.push(f ? fixed(f.load.rps) : '-', f ? fixed(f.load.p50) : '-', f ? fixed(f.load.p99) : '-', f ? cost(f) : '-');
-    const r1 = ratio(r);
-    cells.push(r1 === undefined ? '-' : percent(r1));
-    cells.push([g, f].filter((m) => m !== undefined).map((m) => percent(m!.otherCpu)).join(' / '));
-    lines.push(`| ${cells.join(' | ')} |`);
+    for (const server of ['gateway', 'peer', 'floor'] as const) {
+      const s = all[server];
+      if (!s) continue;
+      const versus = server === 'gateway' ? '' : percent(ratio(all.gateway, s)!);
+      const alone = s.p99Alone === undefined ? '-' : fixed(s.p99Alone);
+      const cells = [server === 'gateway' ? name : '', server, rps(s), fixed(s.p50), fixed(s.p99), alone, errors(s), statementCell(s), cost(s), mb(s.peakRss), versus, percent(s.otherCpu)];
+      lines.push(`| ${cells.join(' | ')} |`);
+    }
   }
   return lines.join('\n');
 }
 
 function targets(report: RunReport): string {
-  const measured = report.results.filter((r) => r.gateway);
+  const measured = report.results.map((r) => ({ r, ...summaries(r) })).filter((m) => m.gateway);
   const rows: string[] = ['| target | measured | met |', '|---|---|---|'];
-  for (const r of measured) {
-    const value = ratio(r);
+  for (const { r, gateway, floor } of measured) {
+    const value = ratio(gateway, floor);
     if (value === undefined || r.case.ratioTarget === undefined) continue;
     rows.push(`| ${r.case.id}: ${r.case.kind} at least ${percent(r.case.ratioTarget)} of the floor | ${percent(value)} | ${mark(value >= r.case.ratioTarget)} |`);
   }
-  const p99 = measured.map((r) => `${r.case.id} ${fixed(r.gateway!.load.p99)}`);
-  rows.push(`| p99 under 50 ms at ${report.config.connections} connections | ${p99.join(', ')} | ${mark(measured.every((r) => r.gateway!.load.p99 < 50))} |`);
-  const alone = measured.filter((r) => r.gateway!.alone);
-  const p99Alone = alone.map((r) => `${r.case.id} ${fixed(r.gateway!.alone!.p99)}`);
-  rows.push(`| (for comparison) p99 under 50 ms with one connection | ${p99Alone.join(', ')} | ${alone.filter((r) => r.gateway!.alone!.p99 < 50).length} of ${alone.length} cases |`);
-  rows.push(`| peak RSS under 300 MB | ${mb(report.gatewayPeakRss)} | ${mark(report.gatewayPeakRss < 300 * 2 ** 20)} |`);
-  const steady = measured.every((r) => r.gateway!.statements.min === r.gateway!.statements.max);
+  const p99 = measured.map(({ r, gateway }) => `${r.case.id} ${fixed(gateway!.p99)}`);
+  rows.push(`| p99 under 50 ms at ${report.config.connections} connections | ${p99.join(', ')} | ${mark(measured.every(({ gateway }) => gateway!.p99 < 50))} |`);
+  const alone = measured.filter(({ gateway }) => gateway!.p99Alone !== undefined);
+  const p99Alone = alone.map(({ r, gateway }) => `${r.case.id} ${fixed(gateway!.p99Alone!)}`);
+  rows.push(`| (for comparison) p99 under 50 ms with one connection | ${p99Alone.join(', ')} | ${alone.filter(({ gateway }) => gateway!.p99Alone! < 50).length} of ${alone.length} cases |`);
+  rows.push(`| peak RSS under 300 MB | ${mb(report.gatewayPeakRss)} (the peer: ${mb(report.peerPeakRss)}) | ${mark(report.gatewayPeakRss < 300 * 2 ** 20)} |`);
+  const steady = measured.every(({ gateway }) => gateway!.statements.min === gateway!.statements.max);
   rows.push(`| statements per request constant | ${report.invariance.text}; each case's sample ${steady ? 'constant' : 'varies'} | ${mark(report.invariance.constant && steady)} |`);
   return rows.join('\n');
 }
@@ -120,7 +181,7 @@ function revision(): string {
 function machine(report: RunReport): string {
   return [
     `- machine: ${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), ${mb(totalmem())} memory, Linux ${release()}`,
-    `- Node.js ${process.version}; ${report.serverVersion} on the same machine (loopback)`,
+    `- gateway on ${report.runtimes.gateway}; peer: ${report.runtimes.peer}; the bench and the floor on Node.js ${process.version}; ${report.serverVersion} on the same machine (loopback)`,
     `- date: ${report.date.toISOString().slice(0, 16).replace('T', ' ')} UTC; commit ${revision()}; load average at the end ${loadavg().map((n) => n.toFixed(1)).join(' ')}`,
   ].join('\n');
 }
@@ -131,7 +192,7 @@ function command(config: BenchConfig): string {
     // A password in DATABASE_URL must not end up in a committed file.
     .map(([name, value]) => `${name}=${value?.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')} `)
     .join('');
-  return `\`${settings}npm run bench\` - ${config.duration} s measured after ${config.warmup} s of warm-up per case and server, ${config.connections} connections, pools of ${config.poolSize}, ${config.samples} sampled requests per case`;
+  return `\`${settings}npm run bench\` - per case the floor once, then gateway and peer in turn, ${roundCount(config.rounds)}; each ${config.duration} s measured after ${config.warmup} s of warm-up, ${config.connections} connections, pools of ${config.poolSize}, ${config.samples} sampled requests per case`;
 }
 
 /** The generated section of BENCHMARKS.md (between its markers) and of the console output. */
@@ -139,6 +200,7 @@ export function renderResults(report: RunReport): string {
   const { dataset } = report;
   const rows = Object.entries(dataset.rows).map(([table, count]) => `${table} ${count}`).join(', ');
   const notes = report.results.flatMap((r) => r.notes.map((note) => `- ${r.case.id}: ${note}`));
+  const checked = report.results.filter((r) => r.checked.length).map((r) => `${r.case.id} ${r.checked.join(' and ')}`);
   return [
     machine(report),
     `- command: ${command(report.config)}`,
@@ -148,13 +210,16 @@ export function renderResults(report: RunReport): string {
     table(report.results),
     '',
     [
-      `p99 ms alone: the gateway's p99 over one connection, one request at a time (${report.config.duration} s after the measured run): the latency of a request that waits behind no other; at ${report.config.connections} busy connections the mean latency is ${report.config.connections} / (req/s) whatever the server does (Little's law).`,
-      'SQL/req: statements each sampled request caused alone (min-max), and in brackets all statements of the measured run divided by its requests.',
+      `Gateway and peer: the median of ${roundCount(report.config.rounds)} (req/s with the lowest and highest in brackets when they differ); floor: one run.`,
+      `p99 ms alone: the gateway's p99 over one connection, one request at a time (${report.config.duration} s after each measured run): the latency of a request that waits behind no other; at ${report.config.connections} busy connections the mean latency is ${report.config.connections} / (req/s) whatever the server does (Little's law).`,
+      'SQL/req: statements each sampled request caused alone (min-max over the rounds), and in brackets all statements of the measured run divided by its requests.',
       "CPU ms/req: CPU time of the server process + of PostgreSQL's backends for the bench database, per request of the measured run.",
-      'Errors: non-2xx answers and socket errors under load, plus sampled answers that carried GraphQL `errors`.',
-      'Peak RSS: the gateway during that case. The floor always costs one statement.',
-      'Other CPU: share of the machine that processes outside the measurement used during the gateway / floor run (the bench first waits up to 60 s for it to fall under 5%); a high share means a disturbed figure.',
+      'Errors: non-2xx answers and socket errors under load, plus sampled answers that carried GraphQL `errors` (all rounds).',
+      'Peak RSS: the server during that case (the highest round). Gateway / server: the gateway\'s req/s over that server\'s.',
+      'Other CPU: the highest share of the machine that processes outside the measurement used during that server\'s runs (the bench first waits up to 60 s for it to fall under 5%); a high share means a disturbed figure.',
     ].join(' '),
+    '',
+    `Answers checked before the load, ${report.config.samples} requests per case, equal to the gateway's (the floor's JSON exactly, the peer's values in order): ${checked.length ? checked.join('; ') : 'none'}.`,
     '',
     targets(report),
     '',

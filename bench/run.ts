@@ -1,18 +1,20 @@
 /**
- * `npm run bench`: the gateway against the floor (one hand-written statement per request) on a
- * generated production-size data set in a PostgreSQL database of its own. See BENCHMARKS.md.
+ * `npm run bench`: the gateway against a peer (PostGraphile 5) and the floor (one hand-written
+ * statement per request) on a generated production-size data set in a PostgreSQL database of its
+ * own. See BENCHMARKS.md.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { buildCases, type Case } from './cases.js';
-import { compareWithFloor, sample, statementInvariance } from './checks.js';
+import { buildCases, type Case, type HttpRequest } from './cases.js';
+import { checkAnswers, sample, statementInvariance } from './checks.js';
 import { cleanup, cleanupOnSignals } from './cleanup.js';
 import { loadBenchConfig } from './config.js';
 import { OwnProcesses, waitForQuiet, watchCost, watchCpu } from './cpu.js';
 import { createBenchDatabase } from './database.js';
 import { loadDataset, size } from './dataset.js';
 import { issueKeys } from './keys.js';
-import { runLoad } from './load.js';
+import { runLoad, type LoadSource } from './load.js';
+import { installPeer, nodeVersion, peerNodeOnPath, peerRuntime, startPeer } from './peer-setup.js';
 import { renderResults, writeResults, type CaseResult, type Measured } from './report.js';
 import { startServer, type ChildServer } from './servers.js';
 import { openDatabase } from '../src/db/index.js';
@@ -27,12 +29,14 @@ function startScript(): string {
 }
 
 /** Warm-up, the sequential sample, then the measured run, against one server. */
-async function measure(server: ChildServer, source: Parameters<typeof runLoad>[1], own: OwnProcesses, withAlone = false): Promise<Measured & { bodies: unknown[] }> {
+async function measure(server: ChildServer, source: LoadSource, own: OwnProcesses, withAlone = false): Promise<Measured> {
   await waitForQuiet(own);
   const cpu = await watchCpu(own);
   server.resetPeak();
-  await runLoad(server.url, source, config.connections, config.warmup);
-  await server.settle();
+  if (config.warmup > 0) {
+    await runLoad(server.url, source, config.connections, config.warmup);
+    await server.settle();
+  }
   // An even count, so the mutation case leaves every board as it found it.
   const count = config.samples + (config.samples % 2);
   const probe = await sample(server, Array.from({ length: count }, (_, i) => source.request(i)));
@@ -55,45 +59,65 @@ async function measure(server: ChildServer, source: Parameters<typeof runLoad>[1
     peakRss: server.windowPeakRss(),
     cpuPerRequest,
     otherCpu,
-    bodies: probe.bodies,
   };
 }
 
-async function runCase(entry: Case, gateway: ChildServer, floor: ChildServer, own: OwnProcesses): Promise<CaseResult> {
-  const result: CaseResult = { case: entry, notes: [...entry.notes] };
+interface Servers {
+  gateway: ChildServer;
+  peer: ChildServer;
+  floor: ChildServer;
+}
+
+/**
+ * One case: the answer check, the floor once, then rounds that alternate gateway and peer, so that
+ * whatever else the machine does falls on both alike; the report takes the median of the rounds.
+ */
+async function runCase(entry: Case, servers: Servers, own: OwnProcesses): Promise<CaseResult> {
+  const result: CaseResult = { case: entry, gateway: [], peer: [], checked: [], notes: [...entry.notes] };
   if (entry.skip) {
     log(`${entry.id}. ${entry.title}: skipped - ${entry.skip}`);
     result.notes.push(`skipped: ${entry.skip}`);
     return result;
   }
-  log(`${entry.id}. ${entry.title}: gateway`);
-  const { bodies, ...gatewayRun } = await measure(gateway, { request: entry.gateway, constant: entry.constant, run: entry.run ?? 1 }, own, true);
-  result.gateway = gatewayRun;
-  if (gatewayRun.messages.length) result.notes.push(`sampled answers failed: ${gatewayRun.messages.join(' | ')}`);
-  if (entry.floor) {
-    const floorPath = entry.floor;
-    log(`${entry.id}. ${entry.title}: floor`);
-    const floorRequest = (i: number) => ({ method: 'GET' as const, path: floorPath(i), headers: {} });
-    const { bodies: floorBodies, ...floorRun } = await measure(floor, { request: floorRequest, constant: entry.constant, run: 1 }, own);
-    result.floor = floorRun;
-    const difference = compareWithFloor(bodies, floorBodies);
-    if (difference) result.notes.push(difference);
-    if (floorRun.load.non2xx + floorRun.load.socketErrors > 0) result.notes.push(`the floor had ${floorRun.load.non2xx + floorRun.load.socketErrors} errors`);
+  const source = (request: (i: number) => HttpRequest, run = 1): LoadSource => ({ request, constant: entry.constant, run });
+  const others = [
+    ...(entry.floor ? [{ server: servers.floor, request: entry.floor, sameJson: true }] : []),
+    ...(entry.peer ? [{ server: servers.peer, request: entry.peer, sameJson: false }] : []),
+  ];
+  if (others.length) {
+    const check = await checkAnswers({ server: servers.gateway, request: entry.gateway }, others, config.samples);
+    result.checked = check.checked;
+    result.notes.push(...check.notes);
+    for (const note of check.notes) log(`${entry.id}. ${note}`);
   }
-  const g = result.gateway;
-  log(`${entry.id}. ${g.load.rps.toFixed(0)} req/s, p99 ${g.load.p99} ms${result.floor ? `, floor ${result.floor.load.rps.toFixed(0)} req/s` : ''}`);
+  if (entry.floor) {
+    log(`${entry.id}. ${entry.title}: floor`);
+    result.floor = await measure(servers.floor, source(entry.floor), own);
+  }
+  for (let round = 1; round <= config.rounds; round++) {
+    log(`${entry.id}. ${entry.title}: round ${round}, gateway${entry.peer ? ' then peer' : ''}`);
+    result.gateway.push(await measure(servers.gateway, source(entry.gateway, entry.run), own, true));
+    if (entry.peer) result.peer.push(await measure(servers.peer, source(entry.peer), own));
+  }
+  const runs = Object.entries({ gateway: result.gateway, peer: result.peer, floor: result.floor ? [result.floor] : [] }).filter(([, list]) => list.length);
+  for (const [name, list] of runs) {
+    const messages = [...new Set(list.flatMap((run) => run.messages))].slice(0, 3);
+    if (messages.length) result.notes.push(`${name}: sampled answers failed: ${messages.join(' | ')}`);
+  }
+  log(`${entry.id}. req/s ${runs.map(([name, list]) => `${name} ${list.map((run) => run.load.rps.toFixed(0)).join(', ')}`).join('; ')}`);
   return result;
 }
 
 async function main(): Promise<void> {
   cleanupOnSignals();
   // Nothing may run unbounded: a generous ceiling over the whole run, in case a server stops answering.
-  const budget = 600 + 7 * 2 * (config.warmup + config.duration + 60);
+  const budget = 600 + 7 * (2 * config.rounds + 1) * (config.warmup + 2 * config.duration + 60);
   setTimeout(() => {
     console.error(`[bench] still running after ${budget} s: giving up`);
     void cleanup().finally(() => process.exit(1));
   }, budget * 1000).unref();
 
+  installPeer(log);
   const database = await createBenchDatabase(config.adminUrl);
   log(`database ${database.name} (${database.serverVersion})`);
   await (await openDatabase({ databaseUrl: database.url, poolSize: 2 })).close(); // migrates it
@@ -101,28 +125,33 @@ async function main(): Promise<void> {
   log(`data set loaded in ${dataset.seconds.toFixed(1)} s`);
   const keys = await issueKeys(database.url, size.organizations);
 
-  // The gateway runs as `npm start` runs it: compiled, with the start script's Node options.
+  // The gateway runs as `npm start` runs it: compiled, with the start script's Node options, on the
+  // `node` of PATH - or on the peer's Node 22 with BENCH_GATEWAY_NODE=22.
   execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
   const env = { DATABASE_URL: database.url, DATABASE_POOL_SIZE: String(config.poolSize) };
+  const gatewayPath = config.gatewayOnNode22 ? peerNodeOnPath() : {};
   // The probe and the profiler come in through NODE_OPTIONS, so the start script runs unchanged.
-  const nodeOptions = ['--import ./bench/gateway-probe.mjs', ...(config.profileDir ? [`--cpu-prof --cpu-prof-dir=${config.profileDir}`] : [])];
+  const nodeOptions = ['--import ./bench/statement-probe.mjs', ...(config.profileDir ? [`--cpu-prof --cpu-prof-dir=${config.profileDir}`] : [])];
   const gateway = await startServer({
     name: 'gateway',
     command: ['sh', '-c', startScript()],
-    env: { ...env, NODE_ENV: 'production', NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...nodeOptions].join(' ').trim() },
+    env: { ...env, ...gatewayPath, NODE_ENV: 'production', NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...nodeOptions].join(' ').trim() },
     readyPath: '/ready',
   });
+  const peer = await startPeer(env);
   const floor = await startServer({ name: 'floor', command: [process.execPath, '--import', 'tsx', 'bench/floor-server.ts'], env, readyPath: '/health' });
-  log(`gateway ${gateway.url} (pid ${gateway.pid}), floor ${floor.url} (pid ${floor.pid})`);
+  const runtimes = { gateway: `Node.js ${nodeVersion(gatewayPath)}`, peer: peerRuntime() };
+  log(`gateway ${gateway.url} (pid ${gateway.pid}, ${runtimes.gateway}), peer ${peer.url} (pid ${peer.pid}, ${runtimes.peer}), floor ${floor.url} (pid ${floor.pid})`);
 
   const all = await buildCases(gateway.url, keys);
   // The mutation goes last: archived boards would change what the read cases return.
   const cases = all.filter((c) => !config.cases || config.cases.includes(c.id)).sort((x, y) => Number(x.kind === 'mutation') - Number(y.kind === 'mutation'));
   const results: CaseResult[] = [];
-  const own = new OwnProcesses(config.adminUrl, database.name, () => [gateway.pid, floor.pid]);
-  for (const entry of cases) results.push(await runCase(entry, gateway, floor, own));
+  const own = new OwnProcesses(config.adminUrl, database.name, () => [gateway.pid, peer.pid, floor.pid]);
+  for (const entry of cases) results.push(await runCase(entry, { gateway, peer, floor }, own));
   const invariance = await statementInvariance(gateway, keys);
   await gateway.stop();
+  await peer.stop();
   await floor.stop();
 
   const text = renderResults({
@@ -132,6 +161,8 @@ async function main(): Promise<void> {
     dataset,
     results,
     gatewayPeakRss: gateway.peakRss(),
+    peerPeakRss: peer.peakRss(),
+    runtimes,
     invariance,
     auth: keys.note,
   });

@@ -14,7 +14,7 @@ export interface ChildServer {
   name: string;
   url: string;
   pid: number;
-  /** SQL statements the process has sent so far (counted inside it, see gateway-probe.mjs). */
+  /** SQL statements the process has sent so far (counted inside it, see statement-probe.mjs). */
   statements(): Promise<number>;
   /** Peak resident memory since the last `resetPeak()`, in bytes (sampled every 200 ms). */
   windowPeakRss(): number;
@@ -51,6 +51,8 @@ export interface StartOptions {
   /** The program and its arguments, e.g. ['sh', '-c', 'exec node dist/main.js']; the process must end up as the server's (exec). */
   command: string[];
   env: Record<string, string>;
+  /** Working directory of the process. @default the bench's */
+  cwd?: string;
   /** Path answering 200 once the server can take load. */
   readyPath: string;
 }
@@ -62,6 +64,7 @@ export async function startServer(options: StartOptions): Promise<ChildServer> {
   // The IPC channel carries the statement count; its closing also tells the child that the bench is gone.
   const child: ChildProcess = spawn(options.command[0], options.command.slice(1), {
     env: { ...process.env, ...options.env, PORT: String(port) },
+    cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   const pid = child.pid!;
@@ -100,12 +103,15 @@ export async function startServer(options: StartOptions): Promise<ChildServer> {
 
   const statements = (): Promise<number> =>
       new Promise((resolve, reject) => {
+        // A server that died mid-run fails the run with its last words, and the cleanup still runs.
+        const gone = () => new Error(`${options.name} exited during the run:\n${lines.join('\n')}`);
+        if (exited) return reject(gone());
         const timer = setTimeout(() => reject(new Error(`${options.name} did not report its statement count`)), 5_000);
         child.once('message', (message) => {
           clearTimeout(timer);
           resolve((message as { statements: number }).statements);
         });
-        child.send('statements');
+        child.send('statements', (error) => error && (clearTimeout(timer), reject(gone())));
       });
 
   return {
