@@ -14,6 +14,8 @@ export interface DatabaseEngine {
   location: string;
   /** Runs one statement outside Prisma (for the migrations check before Prisma's engines are loaded). */
   query<Row>(sql: string): Promise<Row[]>;
+  /** Runs one parameterized statement of the gateway's own (a read plan); rows as arrays of column values. */
+  queryRows(sql: string, args: unknown[]): Promise<unknown[][]>;
   /**
    * Calls `onPayload` with the payload of every notification on `channel` (LISTEN/NOTIFY) until the
    * engine closes; with `undefined` after a lost connection, when some may have been missed.
@@ -23,6 +25,9 @@ export interface DatabaseEngine {
 }
 
 const RELISTEN_DELAY_MS = 1_000;
+
+/** Distinct statements prepared on each PostgreSQL connection; others are planned at every run. */
+const MAX_PREPARED_STATEMENTS = 500;
 
 export class DatabaseStartError extends Error {}
 
@@ -56,6 +61,7 @@ export async function openPglite(dataDir: string | undefined): Promise<DatabaseE
     adapter: new PrismaPGlite(client),
     location,
     query: async <Row>(sql: string) => (await client.query<Row>(sql)).rows,
+    queryRows: async (sql, args) => (await client.query<unknown[]>(sql, args, { rowMode: 'array' })).rows,
     // In process: nothing can be lost, and closing the database ends the subscription.
     listen: async (channel, onPayload) => void (await client.listen(channel, (payload) => onPayload(payload))),
     close: () => client.close(),
@@ -80,6 +86,15 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
   }
   const listeners: pg.Client[] = [];
   let closed = false;
+  // Read plans repeat a few statement texts with other values: prepared once per connection, PostgreSQL
+  // plans each once (planning was as long as running for a one-board read). Bounded, so a stream of
+  // distinct operations cannot grow every connection without end.
+  const prepared = new Map<string, string>();
+  const statementName = (sql: string) => {
+    let name = prepared.get(sql);
+    if (!name && prepared.size < MAX_PREPARED_STATEMENTS) prepared.set(sql, (name = `read_plan_${prepared.size}`));
+    return name;
+  };
   /** A connection of its own per channel (a pooled one would be handed to queries); reconnects after a loss. */
   async function listen(channel: string, onPayload: (payload: string | undefined) => void): Promise<void> {
     const client = new pg.Client({ connectionString: url });
@@ -101,6 +116,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
     adapter: new PrismaPg(pool),
     location,
     query: async <Row>(sql: string) => (await pool.query(sql)).rows as Row[],
+    queryRows: async (sql, args) => (await pool.query({ name: statementName(sql), text: sql, values: args, rowMode: 'array' })).rows,
     listen,
     async close() {
       closed = true;
