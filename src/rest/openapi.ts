@@ -1,7 +1,9 @@
 import { getNullableType, isListType, print } from 'graphql';
 import type { CompiledRoute, Param } from './compile.js';
 import { inputSchema, nonNull, selectionSchema, type JsonSchema } from './json-schema.js';
+import { operationIds } from './operation-ids.js';
 import { defaultLimit, maxLimit } from './route.js';
+import { groupDescriptions } from './tags.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
@@ -117,25 +119,24 @@ function description(route: CompiledRoute): string {
 
 /**
  * The OpenAPI 3.1 document of the table: one operation per route, summary and tag the legacy name
- * and group, parameters and bodies typed from the GraphQL variables, answers from the selections.
+ * and group, operationId its camelCase (operation-ids.ts), parameters and bodies typed from the
+ * GraphQL variables, answers from the selections.
  */
 export function openApiDocument(routes: CompiledRoute[]): Record<string, unknown> {
-  const count = new Map<string, number>();
-  for (const route of routes) count.set(route.name, (count.get(route.name) ?? 0) + 1);
+  const ids = operationIds(routes);
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) {
+  routes.forEach((route, index) => {
     const parameters = route.params.filter((param) => param.in !== 'body').map(parameter);
     (paths[route.path] ??= {})[route.method.toLowerCase()] = {
       tags: [route.group],
       summary: route.name,
-      // A legacy name served at several paths (or in several groups) is told apart by method and path.
-      operationId: count.get(route.name) === 1 ? route.name : `${route.name} [${route.method} ${route.path}]`,
+      operationId: ids[index],
       description: description(route),
       ...(parameters.length ? { parameters } : {}),
       ...(route.body ? { requestBody: requestBody(route) } : {}),
       responses: responses(route),
     };
-  }
+  });
   return {
     openapi: '3.1.0',
     info: {
@@ -143,7 +144,9 @@ export function openApiDocument(routes: CompiledRoute[]): Record<string, unknown
       version: '1',
       description: `Every legacy /api/.../v1/ operation, answered by the GraphQL gateway at /graphql. Send the X-API-KEY header. Lists take limit (default ${defaultLimit}, at most ${maxLimit}) and offset and send the total in X-Total-Count.`,
     },
-    tags: [...new Set(routes.map((route) => route.group))].map((name) => ({ name })),
+    // The paths are absolute from the root of the server that serves this document.
+    servers: [{ url: '/', description: 'This gateway' }],
+    tags: [...new Set(routes.map((route) => route.group))].map((name) => ({ name, description: groupDescriptions[name] })),
     paths,
     components: { schemas: components, securitySchemes: { APIKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-KEY' } } },
     security: [{ APIKeyHeader: [] }],
