@@ -48,7 +48,7 @@ function nullable(schema: JsonSchema): JsonSchema {
   return { anyOf: [schema, { type: 'null' }] };
 }
 
-/** Undoes `nullable`: the schema of a value that is never null (the root of an answer whose null is a 404). */
+/** Undoes `nullable`: the schema of a value that is never null (a non-null type; the root of an answer whose null is a 404). */
 export function nonNull(schema: JsonSchema): JsonSchema {
   if (Array.isArray(schema.type)) return { ...schema, type: schema.type[0] };
   if (Array.isArray(schema.anyOf)) return schema.anyOf[0] as JsonSchema;
