@@ -7,6 +7,7 @@ import { compileRoute } from '../src/rest/compile.js';
 import { notImplemented } from '../src/rest/errors.js';
 import { compileRoutes } from '../src/rest/index.js';
 import { openApiDocument } from '../src/rest/openapi.js';
+import { fastApiOperationId } from '../src/rest/operation-ids.js';
 import { groups, type Route } from '../src/rest/route.js';
 import { schema } from '../src/schema/index.js';
 
@@ -24,9 +25,6 @@ function inventory(): { group: string; name: string; method?: string }[] {
     }),
   );
 }
-
-/** FastAPI's generated id of an operation, as its `Body_<id>` schema names show it. */
-const fastApiId = (route: Route) => `${route.name.toLowerCase().replace(/ /g, '_')}${route.path}`.replace(/\W/g, '_') + `_${route.method.toLowerCase()}`;
 
 const compiled = compileRoutes(schema);
 const key = (entry: { group: string; name: string }) => `${entry.group} / ${entry.name}`;
@@ -49,7 +47,7 @@ describe('the route table', () => {
     expect(implied).toHaveLength(3);
     const listed = count(inventory().map(key));
     const extra = compiled.filter((route) => !listed.has(key(route)));
-    expect(extra.map(fastApiId).sort()).toEqual(implied.sort());
+    expect(extra.map(fastApiOperationId).sort()).toEqual(implied.sort());
   });
 
   it('serves each method and path once, at /api/<area>/v1/ paths with a trailing slash', () => {

@@ -1,13 +1,16 @@
-import { getNullableType, isListType, print } from 'graphql';
+import { getNamedType, getNullableType, isListType, isObjectType, print, type FieldNode, type GraphQLOutputType, type SelectionSetNode } from 'graphql';
 import type { CompiledRoute, Param } from './compile.js';
-import { inputSchema, nonNull, selectionSchema, type JsonSchema } from './json-schema.js';
+import { JsonSchemas, nonNull, ref, withDescription, type JsonSchema } from './json-schema.js';
+import { operationIds } from './operation-ids.js';
 import { defaultLimit, maxLimit } from './route.js';
+import { bodySchemaName, schemaNaming } from './schema-names.js';
+import { groupDescriptions } from './tags.js';
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
 
 // FastAPI's own schemas for its error bodies (named in the legacy interface), and the Info answer's.
-const components = {
+// The `Choice` the choices routes answer (GraphQL's Choice type, with its descriptions) replaces this plain one.
+const fixedSchemas: Record<string, JsonSchema> = {
   ValidationError: {
     type: 'object',
     properties: {
@@ -36,8 +39,8 @@ const components = {
 
 const error = (description: string, schema = 'HTTPError') => ({ description, content: json(ref(schema)) });
 
-function paramSchema(param: Param): JsonSchema {
-  const base = param.type ? nonNull(inputSchema(param.type)) : { type: 'string' };
+function paramSchema(param: Param, schemas: JsonSchemas): JsonSchema {
+  const base = param.type ? nonNull(schemas.input(param.type)) : { type: 'string' };
   return {
     ...base,
     ...(param.default !== undefined ? { default: param.default } : {}),
@@ -46,7 +49,7 @@ function paramSchema(param: Param): JsonSchema {
   };
 }
 
-function parameter(param: Param) {
+function parameter(param: Param, schemas: JsonSchemas) {
   return {
     name: param.name,
     in: param.in,
@@ -54,48 +57,59 @@ function parameter(param: Param) {
     ...(param.description ? { description: param.description } : {}),
     // Lists travel comma-separated: `id__in=1,2`.
     ...(param.type && isListType(getNullableType(param.type)) ? { style: 'form', explode: false } : {}),
-    schema: paramSchema(param),
+    schema: paramSchema(param, schemas),
   };
 }
 
-function requestBody(route: CompiledRoute) {
-  if (!route.body) return undefined;
+function requestBody(route: CompiledRoute, schemas: JsonSchemas) {
   const fields = route.params.filter((param) => param.in === 'body');
   const built = !route.invalid.length;
-  const schema = {
+  const schema = schemas.define(bodySchemaName(route), {
     type: 'object',
-    properties: Object.fromEntries(fields.map((field) => [field.name, { ...inputSchema(field.type!), ...(field.description ? { description: field.description } : {}) }])),
+    properties: Object.fromEntries(fields.map((field) => [field.name, withDescription(schemas.input(field.type!), field.description)])),
     required: fields.filter((field) => field.required).map((field) => field.name),
-  };
+  });
   return { required: built && route.bodyRequired, content: { [route.multipart ? 'multipart/form-data' : 'application/json']: { schema } } };
 }
 
+/** The type and selection of the field at `key` of a selection (a connection's `edges`, a payload's row). */
+function fieldAt(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, key: string) {
+  const field = selectionSet?.selections.find((selection): selection is FieldNode => selection.kind === 'Field' && (selection.alias ?? selection.name).value === key);
+  const named = getNamedType(type);
+  if (!field || !isObjectType(named)) throw new Error(`OpenAPI: no field ${key} in the selection of ${named.name}`);
+  return { type: named.getFields()[field.name.value].type, selectionSet: field.selectionSet };
+}
+
 /** The answer's schema, from the operation's selection and the GraphQL types it selects. */
-function answerSchema(route: CompiledRoute): JsonSchema {
+function answerSchema(route: CompiledRoute, schemas: JsonSchemas): JsonSchema {
   if (route.kind === 'info') return ref('ListInfo');
   if (!route.rootField) return {};
-  const root = nonNull(selectionSchema(route.rootField.type, route.root.selectionSet)) as { properties: Record<string, JsonSchema> };
+  const root = { type: route.rootField.type, selectionSet: route.root.selectionSet };
   switch (route.kind) {
     case 'list':
     case 'filter': {
-      const edges = nonNull(root.properties.edges) as { items: { properties: { node: JsonSchema } } };
-      return { type: 'array', items: edges.items.properties.node };
+      // The connection's nodes, as a plain array.
+      const edges = fieldAt(root.type, root.selectionSet, 'edges');
+      const node = fieldAt(edges.type, edges.selectionSet, 'node');
+      return { type: 'array', items: schemas.selection(node.type, node.selectionSet) };
     }
-    case 'payload':
-      return nonNull(root.properties[route.payloadKey!]);
+    case 'payload': {
+      const row = fieldAt(root.type, root.selectionSet, route.payloadKey!);
+      return nonNull(schemas.selection(row.type, row.selectionSet));
+    }
     default:
-      return root;
+      return nonNull(schemas.selection(root.type, root.selectionSet));
   }
 }
 
-function responses(route: CompiledRoute) {
+function responses(route: CompiledRoute, schemas: JsonSchemas) {
   const status = String(route.status ?? (route.kind === 'empty' ? 204 : 200));
   const success =
     route.kind === 'empty'
       ? { description: 'Done' }
       : {
           description: 'Successful Response',
-          content: json(answerSchema(route)),
+          content: json(answerSchema(route, schemas)),
           ...(route.kind === 'list' || route.kind === 'filter'
             ? { headers: { 'X-Total-Count': { description: 'Rows matching, over all pages.', schema: { type: 'integer' } } } }
             : {}),
@@ -117,25 +131,26 @@ function description(route: CompiledRoute): string {
 
 /**
  * The OpenAPI 3.1 document of the table: one operation per route, summary and tag the legacy name
- * and group, parameters and bodies typed from the GraphQL variables, answers from the selections.
+ * and group, operationId its camelCase (operation-ids.ts), parameters and bodies typed from the
+ * GraphQL variables, answers from the selections; objects and enums are named schemas, with the
+ * legacy's names where it has them (schema-names.ts).
  */
 export function openApiDocument(routes: CompiledRoute[]): Record<string, unknown> {
-  const count = new Map<string, number>();
-  for (const route of routes) count.set(route.name, (count.get(route.name) ?? 0) + 1);
+  const schemas = new JsonSchemas(schemaNaming);
+  const ids = operationIds(routes);
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) {
-    const parameters = route.params.filter((param) => param.in !== 'body').map(parameter);
+  routes.forEach((route, index) => {
+    const parameters = route.params.filter((param) => param.in !== 'body').map((param) => parameter(param, schemas));
     (paths[route.path] ??= {})[route.method.toLowerCase()] = {
       tags: [route.group],
       summary: route.name,
-      // A legacy name served at several paths (or in several groups) is told apart by method and path.
-      operationId: count.get(route.name) === 1 ? route.name : `${route.name} [${route.method} ${route.path}]`,
+      operationId: ids[index],
       description: description(route),
       ...(parameters.length ? { parameters } : {}),
-      ...(route.body ? { requestBody: requestBody(route) } : {}),
-      responses: responses(route),
+      ...(route.body ? { requestBody: requestBody(route, schemas) } : {}),
+      responses: responses(route, schemas),
     };
-  }
+  });
   return {
     openapi: '3.1.0',
     info: {
@@ -143,9 +158,11 @@ export function openApiDocument(routes: CompiledRoute[]): Record<string, unknown
       version: '1',
       description: `Every legacy /api/.../v1/ operation, answered by the GraphQL gateway at /graphql. Send the X-API-KEY header. Lists take limit (default ${defaultLimit}, at most ${maxLimit}) and offset and send the total in X-Total-Count.`,
     },
-    tags: [...new Set(routes.map((route) => route.group))].map((name) => ({ name })),
+    // The paths are absolute from the root of the server that serves this document.
+    servers: [{ url: '/', description: 'This gateway' }],
+    tags: [...new Set(routes.map((route) => route.group))].map((name) => ({ name, description: groupDescriptions[name] })),
     paths,
-    components: { schemas: components, securitySchemes: { APIKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-KEY' } } },
+    components: { schemas: { ...fixedSchemas, ...schemas.schemas }, securitySchemes: { APIKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-KEY' } } },
     security: [{ APIKeyHeader: [] }],
   };
 }
