@@ -30,7 +30,7 @@ let source: string;
 let document: OpenApi;
 
 beforeAll(async () => {
-  const { app } = createApp({ schema, config: loadConfig({}) });
+  const app = createApp({ schema, config: loadConfig({}) });
   source = await (await app.request('/api/openapi.json')).text();
   document = JSON.parse(source);
 });
