@@ -78,6 +78,25 @@ describe('read plans answer as the executor does', () => {
     }
   });
 
+  it('reuses a plan with other parameter values, and plans anew when a value changes the statement', async () => {
+    const query = /* GraphQL */ `
+      query Reuse($id: Int!, $name: String, $first: Int, $withAuthor: Boolean!) {
+        whiteboard(rowId: $id) { rowId name }
+        whiteboards(first: $first, filter: { name: { eq: $name } }) { totalCount edges { node { rowId author @include(if: $withAuthor) { email } } } }
+      }
+    `;
+    const { data } = await server.graphql('{ whiteboards(first: 2) { edges { node { rowId name } } } }');
+    const [one, two] = data!.whiteboards.edges.map((edge: { node: { rowId: number; name: string } }) => edge.node);
+    for (const variables of [
+      { id: one.rowId, name: one.name, first: 5, withAuthor: true },
+      { id: two.rowId, name: two.name, first: 5, withAuthor: true },
+      { id: two.rowId, name: null, first: 1, withAuthor: false },
+      { id: one.rowId, name: 'no such board', first: 1, withAuthor: true },
+    ]) {
+      expect(await sameBothWays(query, variables)).toHaveLength(1);
+    }
+  });
+
   it('leaves to the executor what it cannot plan, and the errors of bad arguments', async () => {
     const viaResolver = await sameBothWays('{ me { rowId memberships { totalCount } } whiteboards(first: 1) { totalCount } }');
     expect(viaResolver.length).toBeGreaterThan(1);

@@ -6,6 +6,7 @@ import {
   type ExecutionResult,
   type FragmentDefinitionNode,
   type GraphQLSchema,
+  type OperationDefinitionNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { ModelName } from '../auth/tenancy.js';
@@ -13,7 +14,20 @@ import { db, prisma } from '../db/index.js';
 import type { Context } from '../schema/context.js';
 import { buildCatalog, type ModelTable } from './catalog.js';
 import { planOperation, type Statement } from './compile.js';
+import { parameterVariables, planKey, Slot, withSlots } from './template.js';
 import { Unplannable } from './where.js';
+
+/** Plans kept per operation: one per tenancy and structural variable values, the oldest dropped first. */
+const MAX_PLANS_PER_OPERATION = 100;
+
+interface OperationPlans {
+  parameters: Set<string>;
+  /** A statement with slots for the parameter variables, or null when the operation cannot be planned. */
+  byKey: Map<string, Statement | null>;
+}
+
+// Keyed by the parsed operation, which Yoga's document cache hands back for the same query text.
+const plans = new WeakMap<OperationDefinitionNode, OperationPlans>();
 
 let catalog: Map<ModelName, ModelTable> | undefined;
 const fragmentsOf = new WeakMap<DocumentNode, Record<string, FragmentDefinitionNode>>();
@@ -31,8 +45,8 @@ function fragments(document: DocumentNode): Record<string, FragmentDefinitionNod
  * The statement's JSON texts become the response body as they are (Yoga writes `stringify()`), and
  * `data` parses a root field only when read, by the REST layer.
  */
-async function run(statement: Statement): Promise<ExecutionResult> {
-  const [row] = (await db().queryRows(statement.sql, statement.values)) as (string | null)[][];
+async function run(statement: Statement, values: unknown[]): Promise<ExecutionResult> {
+  const [row] = (await db().queryRows(statement.sql, values)) as (string | null)[][];
   const texts = row.map((text) => text ?? 'null');
   const data: Record<string, unknown> = {};
   statement.keys.forEach((key, i) => {
@@ -41,6 +55,29 @@ async function run(statement: Statement): Promise<ExecutionResult> {
   });
   const body = `{"data":{${statement.keys.map((key, i) => `${JSON.stringify(key)}:${texts[i]}`).join(',')}}}`;
   return Object.assign({ data }, { stringify: () => body });
+}
+
+/** The operation's statement for this caller and these variables: planned once, then taken from the cache. */
+function planned(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, context: Context, variables: Record<string, unknown>): Statement | null {
+  let operationPlans = plans.get(operation);
+  if (!operationPlans) {
+    operationPlans = { parameters: parameterVariables(operation, fragments(document)), byKey: new Map() };
+    plans.set(operation, operationPlans);
+  }
+  const { parameters, byKey } = operationPlans;
+  const key = planKey(variables, parameters, context.principal);
+  let statement = byKey.get(key);
+  if (statement !== undefined) return statement;
+  catalog ??= buildCatalog(prisma());
+  try {
+    statement = planOperation(schema, operation, { catalog, context, fragments: fragments(document), variables: withSlots(variables, parameters) });
+  } catch (error) {
+    if (!(error instanceof Unplannable)) throw error;
+    statement = null;
+  }
+  if (byKey.size >= MAX_PLANS_PER_OPERATION) byKey.delete(byKey.keys().next().value!);
+  byKey.set(key, statement);
+  return statement;
 }
 
 /**
@@ -56,15 +93,10 @@ export function useReadPlans(): Plugin<Context> {
       if (!context?.principal || operation?.operation !== 'query') return;
       const variables = getVariableValues(args.schema as GraphQLSchema, operation.variableDefinitions ?? [], args.variableValues ?? {});
       if (variables.errors) return;
-      catalog ??= buildCatalog(prisma());
-      let statement: Statement;
-      try {
-        statement = planOperation(args.schema, operation, { catalog, context, fragments: fragments(args.document), variables: variables.coerced });
-      } catch (error) {
-        if (error instanceof Unplannable) return;
-        throw error;
-      }
-      setExecuteFn(() => run(statement));
+      const statement = planned(args.schema, args.document, operation, context, variables.coerced);
+      if (!statement) return;
+      const values = statement.values.map((value) => (value instanceof Slot ? variables.coerced[value.variable] : value));
+      setExecuteFn(() => run(statement, values));
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { ModelName } from '../auth/tenancy.js';
 import type { ModelTable } from './catalog.js';
 import { columnOf, quote, type Parameters } from './sql.js';
+import { Slot } from './template.js';
 
 /** Thrown when a read cannot become one statement; the operation then runs through the executor. */
 export class Unplannable extends Error {}
@@ -39,7 +40,7 @@ function scalarCondition(scope: WhereScope, table: ModelTable, alias: string, fi
   const column = table.columns.get(field);
   if (!column) throw new Unplannable(`no column ${field}`);
   const target = columnOf(alias, column.name);
-  const isFilter = condition !== null && typeof condition === 'object' && !(condition instanceof Date);
+  const isFilter = condition !== null && typeof condition === 'object' && !(condition instanceof Date) && !(condition instanceof Slot);
   const entries = isFilter ? Object.entries(condition as Record<string, unknown>) : [['equals', condition] as const];
   const parts: string[] = [];
   for (const [operator, value] of entries) {
