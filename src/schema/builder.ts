@@ -7,7 +7,7 @@ import { prisma } from '../db/index.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { Context } from './context.js';
-import { forbidden } from './errors.js';
+import { badUserInput, forbidden } from './errors.js';
 import { decodeGlobalId } from './global-id.js';
 
 export const builder = new SchemaBuilder<{
@@ -61,7 +61,8 @@ builder.scalarType('DateTime', {
   serialize: (value) => value.toISOString(),
   parseValue: (value) => {
     const date = typeof value === 'string' ? new Date(value) : undefined;
-    if (!date || Number.isNaN(date.getTime())) throw new TypeError('DateTime must be an ISO 8601 string');
+    // A GraphQLError, so the caller reads why instead of a masked "Unexpected error.".
+    if (!date || Number.isNaN(date.getTime())) throw badUserInput('DateTime must be an ISO 8601 string', 'DateTime');
     return date;
   },
 });

@@ -12,7 +12,8 @@ builder.scalarType('Upload', {
   parseValue: (value) => {
     // Yoga hands over a Web File; its class may come from a fetch ponyfill rather than the global one.
     const file = value as File | null;
-    if (typeof file?.arrayBuffer !== 'function' || typeof file.name !== 'string') throw new TypeError('Upload must be a file part of a multipart request');
+    // A GraphQLError: a wrong value is the caller's to fix, not a masked "Unexpected error.".
+    if (typeof file?.arrayBuffer !== 'function' || typeof file.name !== 'string') throw badUserInput('Upload must be a file part of a multipart request', 'Upload');
     return file;
   },
 });
