@@ -18,10 +18,10 @@ import { defaultPageSize, maxPageSize } from '../schema/pagination.js';
 import type { Column, ModelTable } from './catalog.js';
 import type { ReadPlanExtension } from './extensions.js';
 import { collectFields, type SelectionScope } from './selection.js';
-import { base64Of, columnOf, isoTimestamp, jsonObject, literal, Parameters, quote } from './sql.js';
+import { base64Of, columnOf, isoTimestamp, jsonArray, jsonLiteral, jsonObject, jsonString, orNull, Parameters, quote, quoted } from './sql.js';
 import { allOf, orderSql, Unplannable, whereSql, type WhereScope } from './where.js';
 
-/** One statement answering a whole query operation: a text column of JSON per root response key. */
+/** One statement answering a whole query operation: a column of JSON text per root response key. */
 export interface Statement {
   sql: string;
   values: unknown[];
@@ -65,29 +65,39 @@ function attempt<T>(work: () => T): T {
   }
 }
 
+/** JSON text of an exposed column, as the field's scalar serializes it. */
 function scalarJson(type: GraphQLOutputType, column: Column | undefined, value: string): string {
   const nonNull = isNonNullType(type);
   const inner = nonNull ? type.ofType : type;
   if (!column || (nonNull && !column.isRequired)) throw new Unplannable('nullable column behind a non-null field');
+  let json: string;
   if (isListType(inner)) {
     if (!column.isList || !['Int', 'Float', 'String', 'Boolean'].includes(getNamedType(inner).name)) throw new Unplannable('list');
-    return `to_json(${value})`;
+    json = `to_json(${value})::text`;
+  } else if (isEnumType(inner)) {
+    json = jsonString(value);
+  } else {
+    switch (inner.name) {
+      case 'Int':
+      case 'Float':
+      case 'Boolean':
+      case 'JSON':
+        json = `${value}::text`;
+        break;
+      case 'String':
+        json = jsonString(value);
+        break;
+      case 'ID':
+        json = jsonString(`${value}::text`);
+        break;
+      case 'DateTime':
+        json = quoted(isoTimestamp(value));
+        break;
+      default:
+        throw new Unplannable(`scalar ${inner.name}`);
+    }
   }
-  if (isEnumType(inner)) return `${value}::text`;
-  switch (inner.name) {
-    case 'Int':
-    case 'Float':
-    case 'String':
-    case 'Boolean':
-    case 'JSON':
-      return value;
-    case 'ID':
-      return `${value}::text`;
-    case 'DateTime':
-      return isoTimestamp(value);
-    default:
-      throw new Unplannable(`scalar ${inner.name}`);
-  }
+  return column.isRequired ? json : orNull(json);
 }
 
 class Planner {
@@ -104,13 +114,12 @@ class Planner {
   object(type: GraphQLObjectType, nodes: readonly FieldNode[], model: ModelName, alias: string): string {
     checkNoScopes(type.extensions, type.name);
     const fields = collectFields(this.scope, type, nodes.map((node) => node.selectionSet));
-    const entries = [...fields].map(([key, selected]): [string, string] => [key, this.field(type, selected, model, alias)]);
-    return jsonObject(entries) ?? (() => { throw new Unplannable('too many fields'); })();
+    return jsonObject([...fields].map(([key, selected]): [string, string] => [key, this.field(type, selected, model, alias)]));
   }
 
   private field(type: GraphQLObjectType, nodes: FieldNode[], model: ModelName, alias: string): string {
     const name = nodes[0].name.value;
-    if (name === '__typename') return literal(type.name);
+    if (name === '__typename') return jsonLiteral(type.name);
     const definition = type.getFields()[name];
     if (!definition) throw new Unplannable(`${type.name}.${name} is not a field of the type`);
     const extensions = definition.extensions as Extensions;
@@ -118,11 +127,11 @@ class Planner {
     const table = this.table(model);
     const column = (field: string) => columnOf(alias, table.columns.get(field)?.name ?? field);
     const plan = planOf(extensions);
-    if (plan && 'value' in plan) return plan.value(column);
+    if (plan && 'value' in plan) return orNull(jsonString(plan.value(column)));
     const exposed = extensions?.pothosExposedField as string | undefined;
     if (exposed) return scalarJson(definition.type, table.columns.get(exposed), column(exposed));
     const identified = planOf(type.extensions as Extensions);
-    if (name === 'id' && identified && 'globalIdField' in identified) return base64Of(`${type.name}:`, column(identified.globalIdField));
+    if (name === 'id' && identified && 'globalIdField' in identified) return quoted(base64Of(`${type.name}:`, column(identified.globalIdField)));
     if (extensions?.pothosPrismaRelationField) return this.relation(definition, nodes, model, alias);
     throw new Unplannable(`${type.name}.${name} has a resolver`);
   }
@@ -147,7 +156,7 @@ class Planner {
         throw new Unplannable(`relation ${relation}`);
       }
       const child = this.scope.alias();
-      return `(SELECT ${this.object(named, nodes, join.target, child)} FROM ${quote(target.table)} ${child} WHERE ${on(child)})`;
+      return orNull(`(SELECT ${this.object(named, nodes, join.target, child)} FROM ${quote(target.table)} ${child} WHERE ${on(child)})`);
     }
     const { where, orderBy, take, skip, ...rest } = query as Record<string, any>;
     if (Object.keys(rest).length || !isObjectType(named) || !named.getFields().edges) throw new Unplannable(`relation ${relation}`);
@@ -167,13 +176,13 @@ class Planner {
     const { table } = this.table(page.model);
     const entries = [...collectFields(this.scope, type, nodes.map((node) => node.selectionSet))].map(([key, selected]): [string, string] => {
       const name = selected[0].name.value;
-      if (name === '__typename') return [key, literal(type.name)];
+      if (name === '__typename') return [key, jsonLiteral(type.name)];
       const counted = this.scope.alias();
-      if (name === 'totalCount') return [key, `(SELECT count(*) FROM ${quote(table)} ${counted} WHERE ${page.where(counted)})`];
+      if (name === 'totalCount') return [key, `(SELECT count(*) FROM ${quote(table)} ${counted} WHERE ${page.where(counted)})::text`];
       if (name === 'edges') return [key, this.edges(getNamedType(type.getFields().edges.type) as GraphQLObjectType, selected, page)];
       throw new Unplannable(`${type.name}.${name}`);
     });
-    return jsonObject(entries) ?? (() => { throw new Unplannable('too many fields'); })();
+    return jsonObject(entries);
   }
 
   private edges(type: GraphQLObjectType, nodes: readonly FieldNode[], page: Page): string {
@@ -181,22 +190,21 @@ class Planner {
     const [inner, row] = [this.scope.alias(), this.scope.alias()];
     const entries = [...collectFields(this.scope, type, nodes.map((node) => node.selectionSet))].map(([key, selected]): [string, string] => {
       const name = selected[0].name.value;
-      if (name === '__typename') return [key, literal(type.name)];
+      if (name === '__typename') return [key, jsonLiteral(type.name)];
       // Pothos's cursor of a row id: "GPC:" and the id as a tagged number.
-      if (name === 'cursor') return [key, base64Of('GPC:N:', columnOf(row, table.columns.get('id')!.name))];
+      if (name === 'cursor') return [key, quoted(base64Of('GPC:N:', columnOf(row, table.columns.get('id')!.name)))];
       if (name === 'node') return [key, this.object(getNamedType(type.getFields().node.type) as GraphQLObjectType, selected, page.model, row)];
       throw new Unplannable(`${type.name}.${name}`);
     });
-    const edge = jsonObject(entries) ?? (() => { throw new Unplannable('too many fields'); })();
     const rows = `SELECT * FROM ${quote(table.table)} ${inner} WHERE ${page.where(inner)} ORDER BY ${orderSql(table, inner, page.orderBy)} LIMIT ${page.limit} OFFSET ${page.offset}`;
-    return `COALESCE((SELECT json_agg(${edge} ORDER BY ${orderSql(table, row, page.orderBy)}) FROM (${rows}) ${row}), '[]'::json)`;
+    return jsonArray(jsonObject(entries), orderSql(table, row, page.orderBy), `(${rows}) ${row}`);
   }
 
   /** A root field: a connection of a model's rows or one row, limited as its resolver limits them. */
   root(nodes: FieldNode[]): string {
     const query = this.schema.getQueryType()!;
     const name = nodes[0].name.value;
-    if (name === '__typename') return `to_json(${literal(query.name)}::text)`;
+    if (name === '__typename') return jsonLiteral(query.name);
     const definition = query.getFields()[name];
     // Introspection (__schema, __type) is the executor's.
     if (!definition) throw new Unplannable(`Query.${name} is not a field of the type`);
@@ -240,6 +248,6 @@ export function planOperation(
   const planner = new Planner(schema, planScope);
   const fields = collectFields(planScope, schema.getQueryType()!, [operation.selectionSet]);
   const keys = [...fields.keys()];
-  const columns = [...fields.values()].map((nodes, i) => `(${planner.root(nodes)})::text AS c${i}`);
+  const columns = [...fields.values()].map((nodes, i) => `${planner.root(nodes)} AS c${i}`);
   return { sql: `SELECT ${columns.join(', ')}`, values: params.values, keys };
 }
