@@ -5,6 +5,10 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { acquireDataDirLock } from './data-dir-lock.js';
+import { DatabaseStartError } from './start-error.js';
+
+export { DatabaseStartError };
 
 /** A database the gateway can run on: the driver adapter Prisma and the schema engine share, and how to close it. */
 export interface DatabaseEngine {
@@ -24,8 +28,6 @@ export interface DatabaseEngine {
 
 const RELISTEN_DELAY_MS = 1_000;
 
-export class DatabaseStartError extends Error {}
-
 // mkdirSync's `recursive` loops forever under /proc on Node 20; walking up by hand fails cleanly instead.
 function makeDirectory(path: string): void {
   try {
@@ -39,6 +41,7 @@ function makeDirectory(path: string): void {
   }
 }
 
+/** PGlite in memory, or in `dataDir` under its lock (refused when a live process holds it). */
 export async function openPglite(dataDir: string | undefined): Promise<DatabaseEngine> {
   let location = 'memory://';
   if (dataDir) {
@@ -50,15 +53,28 @@ export async function openPglite(dataDir: string | undefined): Promise<DatabaseE
       throw new DatabaseStartError(`data directory ${dataDir} is not writable (set DATA_DIR to a writable directory)`);
     }
   }
-  const client = await PGlite.create(dataDir ? location : undefined);
+  const lock = dataDir ? acquireDataDirLock(dataDir) : undefined;
+  let client: PGlite | undefined;
+  // Also undoes a start that failed half-way.
+  const close = async () => {
+    await client?.close();
+    lock?.release();
+  };
+  try {
+    client = await PGlite.create(dataDir ? location : undefined);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const pglite = client;
   return {
     kind: 'pglite',
-    adapter: new PrismaPGlite(client),
+    adapter: new PrismaPGlite(pglite),
     location,
-    query: async <Row>(sql: string) => (await client.query<Row>(sql)).rows,
+    query: async <Row>(sql: string) => (await pglite.query<Row>(sql)).rows,
     // In process: nothing can be lost, and closing the database ends the subscription.
-    listen: async (channel, onPayload) => void (await client.listen(channel, (payload) => onPayload(payload))),
-    close: () => client.close(),
+    listen: async (channel, onPayload) => void (await pglite.listen(channel, (payload) => onPayload(payload))),
+    close,
   };
 }
 
