@@ -6,6 +6,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { acquireDataDirLock } from './data-dir-lock.js';
+import { shareOverSocket, type SharedDatabase } from './pglite-socket.js';
 import { DatabaseStartError } from './start-error.js';
 
 export { DatabaseStartError };
@@ -41,8 +42,11 @@ function makeDirectory(path: string): void {
   }
 }
 
-/** PGlite in memory, or in `dataDir` under its lock (refused when a live process holds it). */
-export async function openPglite(dataDir: string | undefined): Promise<DatabaseEngine> {
+/**
+ * PGlite in memory, or in `dataDir` under its lock (refused when a live process holds it); with
+ * `share`, also served to other processes on the data directory's socket.
+ */
+export async function openPglite(dataDir: string | undefined, { share = false } = {}): Promise<DatabaseEngine> {
   let location = 'memory://';
   if (dataDir) {
     location = join(dataDir, 'pglite');
@@ -55,13 +59,16 @@ export async function openPglite(dataDir: string | undefined): Promise<DatabaseE
   }
   const lock = dataDir ? acquireDataDirLock(dataDir) : undefined;
   let client: PGlite | undefined;
+  let shared: SharedDatabase | undefined;
   // Also undoes a start that failed half-way.
   const close = async () => {
+    await shared?.close();
     await client?.close();
     lock?.release();
   };
   try {
     client = await PGlite.create(dataDir ? location : undefined);
+    if (dataDir && share) shared = await shareOverSocket(client, dataDir);
   } catch (error) {
     await close();
     throw error;
