@@ -5,12 +5,12 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { protocol } from '@electric-sql/pglite';
+import { PGlite, protocol } from '@electric-sql/pglite';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { lockPath } from '../src/db/data-dir-lock.js';
 import { openPglite, type DatabaseEngine } from '../src/db/engine.js';
-import { socketPath, socketUrl } from '../src/db/pglite-socket.js';
+import { shareOverSocket, socketPath, socketUrl } from '../src/db/pglite-socket.js';
 
 const message = protocol.serialize;
 let dataDir: string;
@@ -86,6 +86,24 @@ describe('the embedded database shared on its socket', () => {
     await other.end();
     await sleep(50);
     expect(received).toEqual(['from the client']);
+  });
+
+  it('cuts off a client that idles in a transaction, and rolls it back, so the server goes on', async () => {
+    const pglite = await PGlite.create();
+    await pglite.exec('CREATE TABLE note (text text)');
+    const directory = mkdtempSync(join(tmpdir(), 'gateway-socket-'));
+    const shared = await shareOverSocket(pglite, directory, { idleInTransactionMs: 300 });
+    const idle = new pg.Client({ connectionString: socketUrl(directory) });
+    await idle.connect();
+    const cutOff = new Promise((resolve) => idle.once('error', resolve));
+    await idle.query('BEGIN');
+    await idle.query("INSERT INTO note VALUES ('never committed')");
+    const asked = Date.now();
+    expect((await pglite.query<{ n: number }>('SELECT count(*)::int AS n FROM note')).rows[0].n).toBe(0);
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(250);
+    await cutOff;
+    await shared.close();
+    await pglite.close();
   });
 
   it('refuses a data directory too long for its socket, and leaves no lock behind', async () => {

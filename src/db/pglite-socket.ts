@@ -16,8 +16,6 @@ import { protocol, type PGlite } from '@electric-sql/pglite';
 import { DatabaseStartError } from './start-error.js';
 import { FrontendMessageReader } from './frontend-messages.js';
 
-/** A client that keeps a transaction open this long without sending anything is disconnected (and rolled back), so it cannot stall the server. */
-const IDLE_IN_TRANSACTION_MS = 10_000;
 /** The longest Unix socket path (sun_path less its terminating zero); Node truncates longer ones silently. */
 const MAX_SOCKET_PATH_BYTES = 107;
 
@@ -45,6 +43,7 @@ class Connection {
   constructor(
     readonly socket: Socket,
     private readonly pglite: PGlite,
+    private readonly idleInTransactionMs: number,
   ) {
     socket.on('data', (chunk: Buffer) => this.#receive(chunk));
     socket.on('close', () => {
@@ -103,7 +102,7 @@ class Connection {
   #nextMessage(): Promise<Buffer | undefined> {
     if (this.#closed || this.#queue.length > 0) return Promise.resolve(this.#closed ? undefined : this.#queue.shift());
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.socket.destroy(), IDLE_IN_TRANSACTION_MS);
+      const timer = setTimeout(() => this.socket.destroy(), this.idleInTransactionMs);
       this.#wake = () => {
         const message = this.#closed ? undefined : this.#queue.shift();
         if (!message && !this.#closed) return;
@@ -132,8 +131,13 @@ export interface SharedDatabase {
   close(): Promise<void>;
 }
 
+export interface ShareOptions {
+  /** A client that keeps a transaction open this long without sending anything is disconnected (and rolled back), so it cannot stall the server. @default 10 s */
+  idleInTransactionMs?: number;
+}
+
 /** Listens on `DATA_DIR/.s.PGSQL.5432`; the caller holds the data directory's lock, so a socket file found there is stale. */
-export async function shareOverSocket(pglite: PGlite, dataDir: string): Promise<SharedDatabase> {
+export async function shareOverSocket(pglite: PGlite, dataDir: string, { idleInTransactionMs = 10_000 }: ShareOptions = {}): Promise<SharedDatabase> {
   const path = socketPath(dataDir);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
     throw new DatabaseStartError(`data directory ${dataDir} is too long a path for its socket (${path} exceeds ${MAX_SOCKET_PATH_BYTES} bytes)`);
@@ -141,7 +145,7 @@ export async function shareOverSocket(pglite: PGlite, dataDir: string): Promise<
   rmSync(path, { force: true });
   const connections = new Set<Connection>();
   const server = createServer((socket) => {
-    const connection = new Connection(socket, pglite);
+    const connection = new Connection(socket, pglite, idleInTransactionMs);
     connections.add(connection);
     socket.on('close', () => void connection.done.then(() => connections.delete(connection)));
   });
