@@ -1,11 +1,11 @@
-// npm run db:migrate: applies pending migrations to the configured database (DATABASE_URL, or the embedded one under DATA_DIR).
+// npm run db:migrate: applies pending migrations to the configured database (DATABASE_URL, or the embedded one under DATA_DIR,
+// through the running server when one holds it).
 import { loadConfig } from '../src/config.js';
-import { openPglite, openPostgres } from '../src/db/engine.js';
 import { applyMigrations } from '../src/db/migrate.js';
+import { openEngine } from '../src/db/open-engine.js';
 
 try {
-  const config = loadConfig();
-  const engine = config.databaseUrl ? await openPostgres(config.databaseUrl, 1) : await openPglite(config.dataDir);
+  const engine = await openEngine({ ...loadConfig(), poolSize: 1 }, 'tool');
   try {
     const applied = await applyMigrations(engine.adapter);
     console.log(applied.length ? `applied ${applied.join(', ')} to ${engine.location}` : `${engine.location} is up to date`);

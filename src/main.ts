@@ -17,7 +17,7 @@ function fail(message: string): never {
 }
 
 async function openAndSeed(config: Config): Promise<Database> {
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, 'server');
   try {
     if (!config.databaseUrl && config.seedDemo && (await isEmpty(database.prisma))) {
       const keys = await seedDemo(database.prisma, config.demoApiKey);

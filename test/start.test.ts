@@ -1,24 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildServer, startServer as start } from './helpers/processes.js';
 
-const root = new URL('..', import.meta.url).pathname;
-const startScript: string = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
-
-// The production path: the compiled server, started by the start script (its `exec` makes the shell the server).
-beforeAll(() => void execFileSync('npm', ['run', '--silent', 'build'], { cwd: root }));
-
-/** Starts the server as `npm start` does, collecting its output; `onLine` may act on each line. */
-function start(env: Record<string, string>, onLine: (line: string, child: ReturnType<typeof spawn>) => void = () => {}) {
-  const child = spawn('sh', ['-c', startScript], { cwd: root, env: { ...process.env, ...env } });
-  const lines = { out: [] as string[], err: [] as string[] };
-  child.stdout.on('data', (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).forEach((line) => (lines.out.push(line), onLine(line, child))));
-  child.stderr.on('data', (chunk: Buffer) => lines.err.push(...chunk.toString().split('\n').filter(Boolean)));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { child, lines, exit };
-}
+// The production path: the compiled server, started by the start script.
+beforeAll(buildServer);
 
 describe('start-up and shutdown', () => {
   it('exits non-zero with one line naming host and port when DATABASE_URL is unreachable', async () => {
@@ -36,12 +23,7 @@ describe('start-up and shutdown', () => {
 
   it('serves, then on SIGTERM lets the request in flight finish, closes the database and exits 0', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gateway-start-'));
-    let url: (value: string) => void;
-    const started = new Promise<string>((resolve) => (url = resolve));
-    const { child, lines, exit } = start({ DATA_DIR: dataDir, PORT: '0', DEMO_API_KEY: 'wbg_start_test_key' }, (line) => {
-      const found = /on (http:\/\/localhost:\d+)\/graphql/.exec(line)?.[1];
-      if (found) url(found);
-    });
+    const { child, lines, url, exit } = start({ DATA_DIR: dataDir, PORT: '0', DEMO_API_KEY: 'wbg_start_test_key' });
     const body = JSON.stringify({ query: '{ whiteboards { totalCount } }' });
     const headers = { 'content-type': 'application/json', 'x-api-key': 'wbg_start_test_key' };
     // A request whose body is still arriving when the signal comes: surely in flight, never idle.
@@ -55,7 +37,7 @@ describe('start-up and shutdown', () => {
         };
       },
     });
-    const inFlight = fetch(`${await started}/graphql`, { method: 'POST', headers, body: stream, duplex: 'half' } as RequestInit);
+    const inFlight = fetch(`${await url}/graphql`, { method: 'POST', headers, body: stream, duplex: 'half' } as RequestInit);
     await new Promise((resolve) => setTimeout(resolve, 500));
     child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 500));

@@ -5,6 +5,11 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { acquireDataDirLock } from './data-dir-lock.js';
+import { shareOverSocket, type SharedDatabase } from './pglite-socket.js';
+import { DatabaseStartError } from './start-error.js';
+
+export { DatabaseStartError };
 
 /** A database the gateway can run on: the driver adapter Prisma and the schema engine share, and how to close it. */
 export interface DatabaseEngine {
@@ -29,8 +34,6 @@ const RELISTEN_DELAY_MS = 1_000;
 /** Distinct statements prepared on each PostgreSQL connection; others are planned at every run. */
 const MAX_PREPARED_STATEMENTS = 500;
 
-export class DatabaseStartError extends Error {}
-
 // mkdirSync's `recursive` loops forever under /proc on Node 20; walking up by hand fails cleanly instead.
 function makeDirectory(path: string): void {
   try {
@@ -44,7 +47,11 @@ function makeDirectory(path: string): void {
   }
 }
 
-export async function openPglite(dataDir: string | undefined): Promise<DatabaseEngine> {
+/**
+ * PGlite in memory, or in `dataDir` under its lock (refused when a live process holds it); with
+ * `share`, also served to other processes on the data directory's socket.
+ */
+export async function openPglite(dataDir: string | undefined, { share = false } = {}): Promise<DatabaseEngine> {
   let location = 'memory://';
   if (dataDir) {
     location = join(dataDir, 'pglite');
@@ -55,16 +62,32 @@ export async function openPglite(dataDir: string | undefined): Promise<DatabaseE
       throw new DatabaseStartError(`data directory ${dataDir} is not writable (set DATA_DIR to a writable directory)`);
     }
   }
-  const client = await PGlite.create(dataDir ? location : undefined);
+  const lock = dataDir ? acquireDataDirLock(dataDir) : undefined;
+  let client: PGlite | undefined;
+  let shared: SharedDatabase | undefined;
+  // Also undoes a start that failed half-way.
+  const close = async () => {
+    await shared?.close();
+    await client?.close();
+    lock?.release();
+  };
+  try {
+    client = await PGlite.create(dataDir ? location : undefined);
+    if (dataDir && share) shared = await shareOverSocket(client, dataDir);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const pglite = client;
   return {
     kind: 'pglite',
-    adapter: new PrismaPGlite(client),
+    adapter: new PrismaPGlite(pglite),
     location,
-    query: async <Row>(sql: string) => (await client.query<Row>(sql)).rows,
-    queryRows: async (sql, args) => (await client.query<unknown[]>(sql, args, { rowMode: 'array' })).rows,
+    query: async <Row>(sql: string) => (await pglite.query<Row>(sql)).rows,
+    queryRows: async (sql, args) => (await pglite.query<unknown[]>(sql, args, { rowMode: 'array' })).rows,
     // In process: nothing can be lost, and closing the database ends the subscription.
-    listen: async (channel, onPayload) => void (await client.listen(channel, (payload) => onPayload(payload))),
-    close: () => client.close(),
+    listen: async (channel, onPayload) => void (await pglite.listen(channel, (payload) => onPayload(payload))),
+    close,
   };
 }
 

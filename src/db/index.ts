@@ -1,7 +1,7 @@
-import type { Config } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { openPglite, openPostgres, type DatabaseEngine } from './engine.js';
+import type { DatabaseEngine } from './engine.js';
 import { applyMigrations, hasPendingMigrations } from './migrate.js';
+import { openEngine, type DatabaseSettings, type DatabaseUser } from './open-engine.js';
 
 export type Prisma = PrismaClient<'query'>;
 
@@ -31,13 +31,9 @@ export function prisma(): Prisma {
   return db().prisma;
 }
 
-/** Opens the configured engine (PGlite in memory when neither URL nor data directory is given), applies pending migrations, and makes it the process's database. */
-export async function openDatabase(
-  config: Partial<Pick<Config, 'databaseUrl' | 'dataDir' | 'poolSize'>>,
-): Promise<Database> {
-  const engine = config.databaseUrl
-    ? await openPostgres(config.databaseUrl, config.poolSize ?? 10)
-    : await openPglite(config.dataDir);
+/** Opens the configured engine (see openEngine), applies pending migrations, and makes it the process's database. */
+export async function openDatabase(settings: DatabaseSettings, user: DatabaseUser = 'tool'): Promise<Database> {
+  const engine = await openEngine(settings, user);
   if (await hasPendingMigrations(engine)) await applyMigrations(engine.adapter);
   const client: Prisma = new PrismaClient({ adapter: engine.adapter, log: [{ emit: 'event', level: 'query' }] });
   const onQuery = new Set<(sql: string) => void>();

@@ -1,0 +1,36 @@
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import { DataDirInUseError, liveHolder } from './data-dir-lock.js';
+import { openPglite, openPostgres, type DatabaseEngine } from './engine.js';
+import { socketUrl } from './pglite-socket.js';
+import { DatabaseStartError } from './start-error.js';
+
+/**
+ * Who opens the database. The `server` holds the embedded database and shares it on its socket; a
+ * data directory another live process holds is refused. A command-line `tool` works through the
+ * socket of the live server that holds the data directory, and opens it itself when none does.
+ */
+export type DatabaseUser = 'server' | 'tool';
+
+export type DatabaseSettings = Partial<Pick<Config, 'databaseUrl' | 'dataDir' | 'poolSize'>>;
+
+/** The configured engine: PostgreSQL at DATABASE_URL, else the embedded database (in memory when no data directory is given). */
+export async function openEngine(settings: DatabaseSettings, user: DatabaseUser): Promise<DatabaseEngine> {
+  const { databaseUrl, dataDir } = settings;
+  if (databaseUrl) return openPostgres(databaseUrl, settings.poolSize ?? 10);
+  const holder = dataDir && user === 'tool' ? liveHolder(dataDir) : undefined;
+  if (dataDir && holder) return joinServer(dataDir, holder);
+  return openPglite(dataDir, { share: user === 'server' });
+}
+
+async function joinServer(dataDir: string, pid: number): Promise<DatabaseEngine> {
+  try {
+    // One connection: PGlite is one session, which a second connection could only wait for.
+    const engine = await openPostgres(socketUrl(dataDir), 1);
+    return { ...engine, location: `${join(dataDir, 'pglite')} (through the server, process ${pid})` };
+  } catch (error) {
+    // Nothing answers on the socket: the holder is another tool, or a server still starting.
+    if (error instanceof DatabaseStartError) throw new DataDirInUseError(dataDir, pid);
+    throw error;
+  }
+}

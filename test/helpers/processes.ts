@@ -1,0 +1,49 @@
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('../..', import.meta.url).pathname;
+const startScript: string = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
+
+/** Compiles the server that `npm start` runs; once per test file that starts servers. */
+export function buildServer(): void {
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root });
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  lines: { out: string[]; err: string[] };
+  /** The server's base URL once it serves; rejects if it exits first. */
+  url: Promise<string>;
+  /** The exit code. */
+  exit: Promise<number | null>;
+}
+
+/** Starts the server as `npm start` does (its `exec` makes the shell the server, so the child's pid is the server's), collecting its output. */
+export function startServer(env: Record<string, string>): ServerProcess {
+  const child = spawn('sh', ['-c', startScript], { cwd: root, env: { ...process.env, ...env } });
+  const lines = { out: [] as string[], err: [] as string[] };
+  const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      const received = chunk.toString().split('\n').filter(Boolean);
+      lines.out.push(...received);
+      const found = received.map((line) => /on (http:\/\/localhost:\d+)\/graphql/.exec(line)?.[1]).find(Boolean);
+      if (found) resolve(found);
+    });
+    void exit.then((code) => reject(new Error(`the server exited (${code}) before serving: ${lines.err.join(' / ')}`)));
+  });
+  // A test may only look at the exit: an unstarted server is no unhandled rejection.
+  url.catch(() => {});
+  child.stderr.on('data', (chunk: Buffer) => lines.err.push(...chunk.toString().split('\n').filter(Boolean)));
+  return { child, lines, url, exit };
+}
+
+/** Runs `npm run <script> -- <args>` as a user would; resolves with its output and exit code. */
+export function runScript(script: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('npm', ['run', '--silent', script, '--', ...args], { cwd: root, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
