@@ -23,6 +23,14 @@ export function notFound(what: string): GraphQLError {
   return expected('NOT_FOUND', 404, `${what} not found`);
 }
 
+export const isNotFound = (error: unknown) => error instanceof GraphQLError && error.extensions.code === 'NOT_FOUND';
+
+/** For a lookup's `.catch`: no such row is null; any other failure (a lost database, a bug) keeps its cause. */
+export function nullIfNotFound(error: unknown): null {
+  if (isNotFound(error)) return null;
+  throw error;
+}
+
 export function conflict(message: string): GraphQLError {
   return expected('CONFLICT', 409, message);
 }
