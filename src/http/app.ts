@@ -2,12 +2,12 @@ import type { RequestListener } from 'node:http';
 import { Hono } from 'hono';
 import { getRequestListener } from '@hono/node-server';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, type GraphQLSchema } from 'graphql';
-import { PothosValidationError } from '@pothos/core';
-import { createYoga, maskError as maskErrorByDefault, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import { prisma } from '../db/index.js';
 import { createContext, type Context } from '../schema/context.js';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, renderGraphiQL } from './graphiql.js';
+import { graphqlErrorReporting, maskError } from './graphql-errors.js';
 import { operationLimits } from './limits.js';
 import { fileRoutes, isMultipart, uploadBodyBytes } from '../files/http.js';
 import { FileStore, useFileStore } from '../files/store.js';
@@ -21,15 +21,6 @@ const READY_TIMEOUT_MS = 2_000;
 const disableIntrospection: Plugin = {
   onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule),
 };
-
-/** Pothos refuses malformed arguments (a global id of the wrong type, say) with its own error: the caller's fault, so it is shown. */
-function maskError(error: unknown, message: string, isDev?: boolean): Error {
-  const original = error instanceof GraphQLError ? error.originalError : undefined;
-  if (original instanceof PothosValidationError) {
-    return new GraphQLError(original.message, { nodes: (error as GraphQLError).nodes, path: (error as GraphQLError).path, extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
-  }
-  return maskErrorByDefault(error, message, isDev);
-}
 
 /** `SELECT 1`, failing if the database does not answer within READY_TIMEOUT_MS (a probe must not hang). */
 async function databaseAnswers(): Promise<boolean> {
@@ -89,7 +80,13 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
     graphiql: config.graphiql && { headers: JSON.stringify({ 'X-API-KEY': '<your API key>' }, null, 2) },
     renderGraphiQL,
     // Read plans come last: an operation they answer has passed every limit first.
-    plugins: [bodyLimits(config), ...operationLimits(config), ...(config.introspection ? [] : [disableIntrospection]), ...(config.readPlans ? [useReadPlans()] : [])],
+    plugins: [
+      bodyLimits(config),
+      ...graphqlErrorReporting(),
+      ...operationLimits(config),
+      ...(config.introspection ? [] : [disableIntrospection]),
+      ...(config.readPlans ? [useReadPlans()] : []),
+    ],
   });
 
   const app = new Hono();
