@@ -9,6 +9,7 @@ import { createContext, type Context } from '../schema/context.js';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, renderGraphiQL } from './graphiql.js';
 import { graphqlErrorReporting, maskError } from './graphql-errors.js';
 import { operationLimits } from './limits.js';
+import { storableArguments } from './storable-arguments.js';
 import { fileRoutes, isMultipart, uploadBodyBytes } from '../files/http.js';
 import { FileStore, useFileStore } from '../files/store.js';
 import { filesPath } from '../schema/files.js';
@@ -79,12 +80,13 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
     // Every request needs a key; GraphiQL's header editor starts with the one to fill in.
     graphiql: config.graphiql && { headers: JSON.stringify({ 'X-API-KEY': '<your API key>' }, null, 2) },
     renderGraphiQL,
-    // Read plans come last: an operation they answer has passed every limit first.
+    // Read plans come last: an operation they answer has passed every limit and argument check first.
     plugins: [
       bodyLimits(config),
       ...graphqlErrorReporting(),
       ...operationLimits(config),
       ...(config.introspection ? [] : [disableIntrospection]),
+      storableArguments(),
       ...(config.readPlans ? [useReadPlans()] : []),
     ],
   });
