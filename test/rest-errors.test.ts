@@ -116,6 +116,31 @@ describe('422: values PostgreSQL would refuse, checked before any SQL', () => {
     const response = await rest(server, 'POST', '/api/whiteboard/v1/object-instance/', { body: '{"object_id": 1, "x": 1e999}', headers: { 'content-type': 'application/json' } });
     expect([response.status, response.body]).toEqual([422, { detail: [{ type: 'finite_number', loc: ['body', 'x'], msg: 'Input should be a finite number', input: null }] }]);
   });
+
+  it('quotes at most a short prefix of an over-long value', async () => {
+    const response = await rest(server, 'POST', '/api/whiteboard/v1/', { json: { name: 'x'.repeat(900_000) } });
+    expect(response.status).toBe(422);
+    expect(response.body.detail[0]).toMatchObject({ loc: ['body', 'name'], input: `${'x'.repeat(100)}…` });
+    expect(JSON.stringify(response.body).length).toBeLessThan(400);
+  });
+
+  it('refuses a body nested deeper than 64 levels before walking it', async () => {
+    const response = await rest(server, 'POST', '/api/whiteboard/v1/', { body: `{"name":${'['.repeat(5000)}${']'.repeat(5000)}}`, headers: { 'content-type': 'application/json' } });
+    expect([response.status, response.body]).toEqual([
+      422,
+      { detail: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error', input: {}, ctx: { error: 'JSON nested deeper than 64 levels' } }] },
+    ]);
+  });
+
+  it('refuses a filter operator or field the route does not have, rather than answering the whole list', async () => {
+    const operator = await rest(server, 'GET', '/api/whiteboard/v1/filter/?name__regex=.*');
+    expect(operator.status).toBe(422);
+    expect(operator.body.detail).toEqual([
+      { type: 'value_error', loc: ['query', 'name__regex'], msg: "Value error, unknown filter 'name__regex'; name is filtered by 'name', 'name__contains', 'name__in', 'name__ne' or 'name__starts_with'", input: '.*' },
+    ]);
+    const field = await rest(server, 'GET', '/api/whiteboard/v1/filter/?colour__eq=red');
+    expect([field.status, field.body.detail[0].loc, field.body.detail[0].msg]).toEqual([422, ['query', 'colour__eq'], expect.stringMatching(/^Value error, unknown filter 'colour__eq'; the filterable fields are 'author_id', 'created_at', .* or 'updated_at'$/)]);
+  });
 });
 
 describe('other refusals', () => {
