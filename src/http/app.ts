@@ -5,6 +5,7 @@ import { GraphQLError, NoSchemaIntrospectionCustomRule, type GraphQLSchema } fro
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import { prisma } from '../db/index.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { createContext, type Context } from '../schema/context.js';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, renderGraphiQL } from './graphiql.js';
 import { graphqlErrorReporting, maskError } from './graphql-errors.js';
@@ -14,6 +15,7 @@ import { fileRoutes, isMultipart, uploadBodyBytes } from '../files/http.js';
 import { FileStore, useFileStore } from '../files/store.js';
 import { filesPath } from '../schema/files.js';
 import { restApi } from '../rest/index.js';
+import { unavailable } from '../rest/errors.js';
 import { useReadPlans } from '../read-plans/plugin.js';
 
 const READY_TIMEOUT_MS = 2_000;
@@ -74,7 +76,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
     graphqlEndpoint: graphqlPath,
     // Streamed bodies without a length stop at the larger limit; bodyLimits() refines by kind.
     maxRequestBodySize: uploadBodyBytes(config.maxUploadBytes),
-    // Errors that are not GraphQLErrors (bugs, database failures) reach clients as "Unexpected error."
+    // Errors that are not GraphQLErrors reach clients as SERVICE_UNAVAILABLE (the database) or "Unexpected error." (bugs).
     maskedErrors: { maskError },
     landingPage: false,
     // Every request needs a key; GraphiQL's header editor starts with the one to fill in.
@@ -103,6 +105,11 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   app.route('/', restApi({ schema, yoga, config }));
   app.notFound((c) => c.json({ detail: 'Not Found' }, 404));
   app.onError((error, c) => {
+    if (isDatabaseUnavailable(error)) {
+      console.error(`${c.req.method} ${c.req.path}: the database cannot be reached (${error.message.split('\n').pop()})`);
+      const answer = unavailable();
+      return c.json(answer.body, 503, answer.headers);
+    }
     console.error(error);
     return c.json({ detail: 'Internal Server Error' }, 500);
   });

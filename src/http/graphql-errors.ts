@@ -1,18 +1,22 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { PothosValidationError } from '@pothos/core';
 import { maskError as maskErrorByDefault, type Plugin } from 'graphql-yoga';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { serviceUnavailable } from '../schema/errors.js';
 import { boundedMessage } from './quoting.js';
 
 /**
  * What a client sees of an error that is not one of ours: Pothos's refusal of a malformed argument
- * (a global id of the wrong type, say) is the caller's fault and shown; anything else is a bug,
- * masked as "Unexpected error." (the log keeps it). Used by `/graphql` and the REST routes alike.
+ * (a global id of the wrong type, say) is the caller's fault and shown; a database that cannot be
+ * reached is SERVICE_UNAVAILABLE; anything else is a bug, masked as "Unexpected error." (the log
+ * keeps it). Used by `/graphql` and the REST routes alike.
  */
 export function maskError(error: unknown, message: string, isDev?: boolean): Error {
   const located = error instanceof GraphQLError ? error : undefined;
   if (located?.originalError instanceof PothosValidationError) {
     return new GraphQLError(located.originalError.message, { nodes: located.nodes, path: located.path, extensions: { code: 'BAD_USER_INPUT' } });
   }
+  if (isDatabaseUnavailable(error)) return serviceUnavailable(located);
   return maskErrorByDefault(error, message, isDev);
 }
 
@@ -43,10 +47,17 @@ function asRequestError(error: GraphQLError): GraphQLError {
   return reworded(error, { ...extensions, http: { ...extensions.http, spec: true, status } } as Extensions);
 }
 
+const isUnavailable = (error: GraphQLError) => error.extensions?.code === 'SERVICE_UNAVAILABLE';
+
+/** No root field was answered: a retry loses nothing. */
+const nothingAnswered = (data: ExecutionResult['data']) => data == null || Object.values(data).every((value) => value === null);
+
 /**
  * The HTTP status of a `/graphql` answer follows the GraphQL-over-HTTP specification: an answer
  * with `data` is 200 whatever its field errors (their codes stay in `extensions.code`); a request
- * error is 4xx (200 when the client accepts only application/json).
+ * error is 4xx (200 when the client accepts only application/json). One exception: when the
+ * database cannot be reached and nothing was answered, the answer is 503 with Retry-After and the
+ * SERVICE_UNAVAILABLE errors alone, so a client retries the whole operation.
  */
 function statusByGraphQLOverHttp(): Plugin {
   return {
@@ -54,7 +65,9 @@ function statusByGraphQLOverHttp(): Plugin {
       if (!result || Array.isArray(result) || Symbol.asyncIterator in result) return;
       const { errors } = result as ExecutionResult;
       if (!errors?.length) return;
-      setResult({ ...result, errors: errors.map((result as ExecutionResult).data === undefined ? asRequestError : asFieldError) });
+      const { data } = result as ExecutionResult;
+      if (errors.some(isUnavailable) && nothingAnswered(data)) return setResult({ errors: errors.filter(isUnavailable) });
+      setResult({ ...result, errors: errors.map(data === undefined ? asRequestError : asFieldError) });
     },
   };
 }

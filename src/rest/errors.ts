@@ -1,4 +1,5 @@
 import { boundedMessage, quotable } from '../http/quoting.js';
+import { RETRY_AFTER_SECONDS, unavailableMessage } from '../schema/errors.js';
 import type { ValidationItem } from './coerce.js';
 import type { CompiledRoute } from './compile.js';
 import { snakeCase } from './names.js';
@@ -20,6 +21,8 @@ export const notAuthenticated = (): Answer => ({ status: 403, body: { detail: 'N
 export const notFound = (): Answer => ({ status: 404, body: { detail: 'Not found' } });
 /** 422 with FastAPI's items; each echoes a bounded copy of the value it is about. */
 export const invalid = (items: ValidationItem[]): Answer => ({ status: 422, body: { detail: items.map((item) => ({ ...item, input: quotable(item.input) })) } });
+/** The database cannot be reached: the caller may try again. */
+export const unavailable = (): Answer => ({ status: 503, body: { detail: unavailableMessage }, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
 
 export function notImplemented(route: CompiledRoute): Answer {
   const why = route.notBuilt.length ? `GraphQL ${route.notBuilt.join(', ')} is not built` : route.invalid.join('; ');
@@ -58,6 +61,7 @@ const byCode: Record<string, (error: GraphQLErrorJson, route: CompiledRoute, var
   BAD_USER_INPUT: badUserInput,
   OPERATION_TOO_COMPLEX: detail(400),
   PAYLOAD_TOO_LARGE: detail(413),
+  SERVICE_UNAVAILABLE: unavailable,
 };
 
 /** The answer to a GraphQL error: the status of its code, with FastAPI's body. */

@@ -39,3 +39,17 @@ export function nullIfNotFound(error: unknown): null {
 export function conflict(message: string): GraphQLError {
   return expected('CONFLICT', message);
 }
+
+/** How long a client should wait before it asks again while the database cannot be reached. */
+export const RETRY_AFTER_SECONDS = 5;
+
+export const unavailableMessage = `The database cannot be reached; retry in ${RETRY_AFTER_SECONDS} seconds`;
+
+/** The database cannot be reached (src/db/unavailable.ts): the request may succeed later; at `located`'s place in the operation when given. */
+export function serviceUnavailable(located?: GraphQLError): GraphQLError {
+  return new GraphQLError(unavailableMessage, {
+    nodes: located?.nodes,
+    path: located?.path,
+    extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } } },
+  });
+}
