@@ -108,6 +108,10 @@ describe('importWhiteboard', () => {
       [{ ...original, objects: original.objects.map((o: any, i: number) => (i === 1 ? { ...o, attributes: { ...o.attributes, environment: 'qa' } } : o)) }, 'input.document.objects[1].attributes.environment'],
       [{ ...original, objects: original.objects.map((o: any, i: number) => (i === 1 ? { ...o, attributes: { colour: 'red' } } : o)) }, 'input.document.objects[1].attributes.colour'],
       [{ ...original, objects: original.objects.map((o: any, i: number) => (i === 0 ? { ...o, classConfId: globexClass.id } : o)) }, 'input.document.objects[0].classConfId'],
+      // Beyond int4: no row has such an id, and PostgreSQL would refuse to compare it.
+      [{ ...original, objects: original.objects.map((o: any, i: number) => (i === 0 ? { ...o, classConfId: 2 ** 40 } : o)) }, 'input.document.objects[0].classConfId'],
+      // A value PostgreSQL refuses, refused by the argument check before the document is read.
+      [{ ...original, whiteboard: { name: 'a\u0000b' } }, 'input.document.whiteboard.name'],
       [{ ...original, objects: original.objects.map((o: any, i: number) => (i === 2 ? { ...o, instances: [{ x: 'left' }] } : o)) }, 'input.document.objects[2].instances[0].x'],
       [{ ...original, objectConnections: [{ ...original.objectConnections[0], sourceObjectId: 999_999 }] }, 'input.document.objectConnections[0].sourceObjectId'],
       [{ ...original, objectConnections: [{ ...original.objectConnections[0], shape: 'WAVY' }] }, 'input.document.objectConnections[0].shape'],
@@ -136,6 +140,7 @@ describe('importWhiteboard', () => {
     expect(data.importWhiteboard).toMatchObject({ importedObjects: 5, whiteboard: { name: 'Data pipeline' } });
     const before = await counts();
     expectError(await send('{ not json'), 'BAD_USER_INPUT', 'input.file');
+    expectError(await send(JSON.stringify({ ...(await exported('Data pipeline')), whiteboard: { name: 'a\u0000b' } })), 'BAD_USER_INPUT', 'input.document.whiteboard.name');
     expectError(await server.graphql(importMutation, { input: {} }), 'BAD_USER_INPUT', 'input.document');
     expect(await counts()).toEqual(before);
   });

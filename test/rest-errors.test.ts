@@ -97,6 +97,52 @@ describe('422: invalid values, reported before anything runs', () => {
   });
 });
 
+describe('422: values PostgreSQL would refuse, checked before any SQL', () => {
+  it('refuses a NUL character in a body field or a filter, naming it, and changes nothing', async () => {
+    const before = await countRows(server.database.prisma);
+    const body = await rest(server, 'POST', '/api/whiteboard/v1/', { json: { name: 'a\u0000b' } });
+    expect([body.status, body.body]).toEqual([
+      422,
+      { detail: [{ type: 'value_error', loc: ['body', 'name'], msg: 'Value error, name must not contain the NUL character (U+0000)', input: 'a\u0000b' }] },
+    ]);
+    const filter = await rest(server, 'GET', '/api/whiteboard/v1/filter/?name__contains=a%00');
+    expect([filter.status, filter.body.detail[0].loc]).toEqual([422, ['query', 'name__contains']]);
+    const registration = await rest(server, 'POST', '/api/users/invite/v1/register/', { key: null, json: { token: 'any', first_name: 'a\u0000' } });
+    expect([registration.status, registration.body.detail[0].loc]).toEqual([422, ['body', 'first_name']]);
+    expect(await countRows(server.database.prisma)).toEqual(before);
+  });
+
+  it('refuses a number JSON reads as infinite', async () => {
+    const response = await rest(server, 'POST', '/api/whiteboard/v1/object-instance/', { body: '{"object_id": 1, "x": 1e999}', headers: { 'content-type': 'application/json' } });
+    expect([response.status, response.body]).toEqual([422, { detail: [{ type: 'finite_number', loc: ['body', 'x'], msg: 'Input should be a finite number', input: null }] }]);
+  });
+
+  it('quotes at most a short prefix of an over-long value', async () => {
+    const response = await rest(server, 'POST', '/api/whiteboard/v1/', { json: { name: 'x'.repeat(900_000) } });
+    expect(response.status).toBe(422);
+    expect(response.body.detail[0]).toMatchObject({ loc: ['body', 'name'], input: `${'x'.repeat(100)}…` });
+    expect(JSON.stringify(response.body).length).toBeLessThan(400);
+  });
+
+  it('refuses a body nested deeper than 64 levels before walking it', async () => {
+    const response = await rest(server, 'POST', '/api/whiteboard/v1/', { body: `{"name":${'['.repeat(5000)}${']'.repeat(5000)}}`, headers: { 'content-type': 'application/json' } });
+    expect([response.status, response.body]).toEqual([
+      422,
+      { detail: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error', input: {}, ctx: { error: 'JSON nested deeper than 64 levels' } }] },
+    ]);
+  });
+
+  it('refuses a filter operator or field the route does not have, rather than answering the whole list', async () => {
+    const operator = await rest(server, 'GET', '/api/whiteboard/v1/filter/?name__regex=.*');
+    expect(operator.status).toBe(422);
+    expect(operator.body.detail).toEqual([
+      { type: 'value_error', loc: ['query', 'name__regex'], msg: "Value error, unknown filter 'name__regex'; name is filtered by 'name', 'name__contains', 'name__in', 'name__ne' or 'name__starts_with'", input: '.*' },
+    ]);
+    const field = await rest(server, 'GET', '/api/whiteboard/v1/filter/?colour__eq=red');
+    expect([field.status, field.body.detail[0].loc, field.body.detail[0].msg]).toEqual([422, ['query', 'colour__eq'], expect.stringMatching(/^Value error, unknown filter 'colour__eq'; the filterable fields are 'author_id', 'created_at', .* or 'updated_at'$/)]);
+  });
+});
+
 describe('other refusals', () => {
   it('answers 404 "Not found" for an id that does not exist, and for one of another organization', async () => {
     for (const id of [999_999, await otherOrganizationsBoard()]) {

@@ -41,7 +41,12 @@ function watchPrincipalChanges(): Promise<void> {
   const { engine } = db();
   if (watching?.engine !== engine) {
     cache.clear();
-    watching = { engine, ready: engine.listen('principal_changed', (userId) => (userId === undefined ? cache.clear() : forgetUser(Number(userId)))) };
+    const ready = engine.listen('principal_changed', (userId) => (userId === undefined ? cache.clear() : forgetUser(Number(userId))));
+    watching = { engine, ready };
+    // A subscription that failed (the database was unreachable) is tried again by the next request, not kept as a failure.
+    ready.catch(() => {
+      if (watching?.ready === ready) watching = undefined;
+    });
   }
   return watching.ready;
 }

@@ -2,17 +2,20 @@ import type { RequestListener } from 'node:http';
 import { Hono } from 'hono';
 import { getRequestListener } from '@hono/node-server';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, type GraphQLSchema } from 'graphql';
-import { PothosValidationError } from '@pothos/core';
-import { createYoga, maskError as maskErrorByDefault, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import { prisma } from '../db/index.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { createContext, type Context } from '../schema/context.js';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, renderGraphiQL } from './graphiql.js';
+import { graphqlErrorReporting, maskError } from './graphql-errors.js';
 import { operationLimits } from './limits.js';
+import { storableArguments } from './storable-arguments.js';
 import { fileRoutes, isMultipart, uploadBodyBytes } from '../files/http.js';
 import { FileStore, useFileStore } from '../files/store.js';
 import { filesPath } from '../schema/files.js';
 import { restApi } from '../rest/index.js';
+import { unavailable } from '../rest/errors.js';
 import { useReadPlans } from '../read-plans/plugin.js';
 
 const READY_TIMEOUT_MS = 2_000;
@@ -21,15 +24,6 @@ const READY_TIMEOUT_MS = 2_000;
 const disableIntrospection: Plugin = {
   onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule),
 };
-
-/** Pothos refuses malformed arguments (a global id of the wrong type, say) with its own error: the caller's fault, so it is shown. */
-function maskError(error: unknown, message: string, isDev?: boolean): Error {
-  const original = error instanceof GraphQLError ? error.originalError : undefined;
-  if (original instanceof PothosValidationError) {
-    return new GraphQLError(original.message, { nodes: (error as GraphQLError).nodes, path: (error as GraphQLError).path, extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
-  }
-  return maskErrorByDefault(error, message, isDev);
-}
 
 /** `SELECT 1`, failing if the database does not answer within READY_TIMEOUT_MS (a probe must not hang). */
 async function databaseAnswers(): Promise<boolean> {
@@ -82,14 +76,21 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
     graphqlEndpoint: graphqlPath,
     // Streamed bodies without a length stop at the larger limit; bodyLimits() refines by kind.
     maxRequestBodySize: uploadBodyBytes(config.maxUploadBytes),
-    // Errors that are not GraphQLErrors (bugs, database failures) reach clients as "Unexpected error."
+    // Errors that are not GraphQLErrors reach clients as SERVICE_UNAVAILABLE (the database) or "Unexpected error." (bugs).
     maskedErrors: { maskError },
     landingPage: false,
     // Every request needs a key; GraphiQL's header editor starts with the one to fill in.
     graphiql: config.graphiql && { headers: JSON.stringify({ 'X-API-KEY': '<your API key>' }, null, 2) },
     renderGraphiQL,
-    // Read plans come last: an operation they answer has passed every limit first.
-    plugins: [bodyLimits(config), ...operationLimits(config), ...(config.introspection ? [] : [disableIntrospection]), ...(config.readPlans ? [useReadPlans()] : [])],
+    // Read plans come last: an operation they answer has passed every limit and argument check first.
+    plugins: [
+      bodyLimits(config),
+      ...graphqlErrorReporting(),
+      ...operationLimits(config),
+      ...(config.introspection ? [] : [disableIntrospection]),
+      storableArguments(),
+      ...(config.readPlans ? [useReadPlans()] : []),
+    ],
   });
 
   const app = new Hono();
@@ -104,6 +105,11 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   app.route('/', restApi({ schema, yoga, config }));
   app.notFound((c) => c.json({ detail: 'Not Found' }, 404));
   app.onError((error, c) => {
+    if (isDatabaseUnavailable(error)) {
+      console.error(`${c.req.method} ${c.req.path}: the database cannot be reached (${error.message.split('\n').pop()})`);
+      const answer = unavailable();
+      return c.json(answer.body, 503, answer.headers);
+    }
     console.error(error);
     return c.json({ detail: 'Internal Server Error' }, 500);
   });

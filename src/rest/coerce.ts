@@ -34,6 +34,7 @@ const problem = {
   int_from_float: 'Input should be a valid integer, got a number with a fractional part',
   float_type: 'Input should be a valid number',
   float_parsing: 'Input should be a valid number, unable to parse string as a number',
+  finite_number: 'Input should be a finite number',
   bool_type: 'Input should be a valid boolean',
   bool_parsing: 'Input should be a valid boolean, unable to interpret input',
   string_type: 'Input should be a valid string',
@@ -64,6 +65,7 @@ function integer(value: unknown, source: Source, loc: (string | number)[], error
     if (!/^\s*[-+]?\d+\s*$/.test(value)) return void errors.push(item('int_parsing', loc, value));
     number = Number(value);
   } else if (source === 'json' && typeof value === 'number') {
+    if (!Number.isFinite(value)) return void errors.push(item('finite_number', loc, value));
     if (!Number.isInteger(value)) return void errors.push(item('int_from_float', loc, value));
     number = value;
   } else {
@@ -80,7 +82,8 @@ function scalar(type: GraphQLNamedInputType, value: unknown, source: Source, loc
     case 'Int':
       return integer(value, source, loc, errors);
     case 'Float':
-      if (typeof value === 'number') return value;
+      // JSON.parse reads 1e999 as Infinity, which no column stores.
+      if (typeof value === 'number') return Number.isFinite(value) ? value : void errors.push(item('finite_number', loc, value));
       if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
       return void errors.push(item(typeof value === 'string' ? 'float_parsing' : 'float_type', loc, value));
     case 'Boolean':

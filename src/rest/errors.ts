@@ -1,3 +1,5 @@
+import { boundedMessage, quotable } from '../http/quoting.js';
+import { RETRY_AFTER_SECONDS, unavailableMessage } from '../schema/errors.js';
 import type { ValidationItem } from './coerce.js';
 import type { CompiledRoute } from './compile.js';
 import { snakeCase } from './names.js';
@@ -17,31 +19,37 @@ export interface GraphQLErrorJson {
 
 export const notAuthenticated = (): Answer => ({ status: 403, body: { detail: 'Not authenticated' } });
 export const notFound = (): Answer => ({ status: 404, body: { detail: 'Not found' } });
-export const invalid = (items: ValidationItem[]): Answer => ({ status: 422, body: { detail: items } });
+/** 422 with FastAPI's items; each echoes a bounded copy of the value it is about. */
+export const invalid = (items: ValidationItem[]): Answer => ({ status: 422, body: { detail: items.map((item) => ({ ...item, input: quotable(item.input) })) } });
+/** The database cannot be reached: the caller may try again. */
+export const unavailable = (): Answer => ({ status: 503, body: { detail: unavailableMessage }, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
 
 export function notImplemented(route: CompiledRoute): Answer {
   const why = route.notBuilt.length ? `GraphQL ${route.notBuilt.join(', ')} is not built` : route.invalid.join('; ');
   return { status: 501, body: { detail: `Not implemented yet: ${route.name} (${why})` } };
 }
 
+/** `input.objects[3].name` -> `['input', 'objects', 3, 'name']`. */
+const keysOf = (field: string): (string | number)[] => field.split(/\.|(?=\[)/).map((key) => (key.startsWith('[') ? Number(key.slice(1, -1)) : key));
+
 /** The request value behind a GraphQL input path: a parameter of the route, else a body field. */
 function locOf(route: CompiledRoute, field: string): (string | number)[] {
   const param = route.params.find((candidate) => candidate.target?.join('.') === field);
   if (param) return [param.in, param.name];
-  return ['body', ...field.replace(/^input\./, '').split('.').map(snakeCase)];
+  return ['body', ...keysOf(field.replace(/^input\./, '')).map((key) => (typeof key === 'number' ? key : snakeCase(key)))];
 }
 
 function valueAt(variables: Record<string, unknown>, field: string): unknown {
-  return field.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], variables);
+  return keysOf(field).reduce<unknown>((node, key) => (node as Record<string | number, unknown> | undefined)?.[key], variables);
 }
 
-const detail = (status: number) => (error: GraphQLErrorJson): Answer => ({ status, body: { detail: error.message } });
+const detail = (status: number) => (error: GraphQLErrorJson): Answer => ({ status, body: { detail: boundedMessage(error.message) } });
 
 /** A resolver's refusal of an input value: 422 at the request value it came from. */
 function badUserInput(error: GraphQLErrorJson, route: CompiledRoute, variables: Record<string, unknown>): Answer {
   const field = error.extensions?.field;
   const loc = field ? locOf(route, field) : ['body'];
-  return invalid([{ type: 'value_error', loc, msg: `Value error, ${error.message}`, input: field ? (valueAt(variables, field) ?? null) : null }]);
+  return invalid([{ type: 'value_error', loc, msg: `Value error, ${boundedMessage(error.message)}`, input: field ? (valueAt(variables, field) ?? null) : null }]);
 }
 
 // The one place where GraphQL error codes become HTTP statuses and FastAPI bodies.
@@ -53,6 +61,7 @@ const byCode: Record<string, (error: GraphQLErrorJson, route: CompiledRoute, var
   BAD_USER_INPUT: badUserInput,
   OPERATION_TOO_COMPLEX: detail(400),
   PAYLOAD_TOO_LARGE: detail(413),
+  SERVICE_UNAVAILABLE: unavailable,
 };
 
 /** The answer to a GraphQL error: the status of its code, with FastAPI's body. */

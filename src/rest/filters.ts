@@ -1,4 +1,5 @@
 import { getNamedType, isEnumType, isInputObjectType, type GraphQLInputObjectType } from 'graphql';
+import { expected, type ValidationItem } from './coerce.js';
 import type { Param } from './compile.js';
 import { legacyTypeName } from './json-schema.js';
 import { snakeCase } from './names.js';
@@ -25,6 +26,23 @@ export function filterParams(filterType: GraphQLInputObjectType): Param[] {
       description: `${snakeCase(column.name)} ${operator.name}${operator.name === 'in' ? ' (comma-separated)' : ''}`,
     }));
   });
+}
+
+/**
+ * Query parameters shaped like a filter (`<field>__<operator>`) that are none of the route's: refused
+ * (422), where ignoring them would answer the whole list as if it were filtered.
+ */
+export function unknownFilters(params: Param[], query: Record<string, string>): ValidationItem[] {
+  const filters = params.filter((param) => param.in === 'query' && param.target?.[0] === 'filter').map((param) => param.name);
+  if (!filters.length) return [];
+  return Object.keys(query)
+    .filter((name) => name.includes('__') && !filters.includes(name))
+    .map((name) => {
+      const field = name.slice(0, name.lastIndexOf('__'));
+      const ofField = filters.filter((filter) => filter === field || filter.startsWith(`${field}__`)).sort();
+      const known = ofField.length ? `${field} is filtered by ${expected(ofField)}` : `the filterable fields are ${expected(filters.filter((filter) => !filter.includes('__')))}`;
+      return { type: 'value_error', loc: ['query', name], msg: `Value error, unknown filter '${name}'; ${known}`, input: query[name] };
+    });
 }
 
 /** `ordering=-created_at,name`: the `<Type>OrderField` values by their legacy names, `-` for descending. */

@@ -121,6 +121,10 @@ function responses(route: CompiledRoute, schemas: JsonSchemas) {
     ...(route.method !== 'GET' ? { 409: error('Conflict: the change would break a rule (a row still in use, say)') } : {}),
     422: error('Parameter Error', 'HTTPValidationError'),
     ...(route.invalid.length ? { 501: error('Not implemented yet: its GraphQL side is not built') } : {}),
+    503: {
+      ...error('Service unavailable: the database cannot be reached; ask again after Retry-After seconds'),
+      headers: { 'Retry-After': { description: 'Seconds to wait before asking again.', schema: { type: 'integer' } } },
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { Hono } from 'hono';
 import { registerWithInvite } from '../schema/invites.js';
+import { storableProblem } from '../schema/storable.js';
 import { item, type ValidationItem } from './coerce.js';
 import { invalid } from './errors.js';
 import { snakeCase } from './names.js';
@@ -20,7 +21,13 @@ export function registerRoute(): Hono {
       const value = values[name];
       if (value === undefined || value === null) {
         if (required) problems.push(item('missing', ['body', name], values));
-      } else if (typeof value !== 'string') problems.push(item('string_type', ['body', name], value));
+      } else if (typeof value !== 'string') {
+        problems.push(item('string_type', ['body', name], value));
+      } else {
+        // This route calls no GraphQL operation, so its strings meet the argument check here.
+        const problem = storableProblem(value, name);
+        if (problem) problems.push({ type: 'value_error', loc: ['body', name], msg: `Value error, ${name} ${problem.message}`, input: value });
+      }
     }
     if (problems.length) return c.json(invalid(problems).body, 422);
     try {

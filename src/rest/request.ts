@@ -1,6 +1,8 @@
 import type { HonoRequest } from 'hono';
 import { bound, coerce, expected, item, type Source, type ValidationItem } from './coerce.js';
 import type { CompiledRoute, Param } from './compile.js';
+import { unknownFilters } from './filters.js';
+import { MAX_NESTING } from '../schema/storable.js';
 
 /** Sets `value` at a variable path (`['input', 'rowId']`), making the objects on the way. */
 function setAt(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
@@ -17,6 +19,18 @@ function jsonInvalid(error: Error): ValidationItem {
   return { type: 'json_invalid', loc: ['body', position], msg: 'JSON decode error', input: {}, ctx: { error: error.message } };
 }
 
+/** Whether a parsed JSON value nests containers deeper than `limit`; walked without recursion, so any depth is measured safely. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length) {
+    const [next, depth] = pending.pop()!;
+    if (typeof next !== 'object' || next === null) continue;
+    if (depth === limit) return true;
+    for (const item of Object.values(next)) pending.push([item, depth + 1]);
+  }
+  return false;
+}
+
 /** The body as a record of values by legacy name, or undefined when none was sent. */
 async function readBody(route: CompiledRoute, request: HonoRequest, errors: ValidationItem[]): Promise<unknown> {
   if (route.multipart) {
@@ -26,12 +40,17 @@ async function readBody(route: CompiledRoute, request: HonoRequest, errors: Vali
   }
   const text = await request.text();
   if (text.trim() === '') return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (error) {
     errors.push(jsonInvalid(error as Error));
     return undefined;
   }
+  // Bounded before anything walks it (checks, echoes, the GraphQL variables).
+  if (!nestedDeeperThan(body, MAX_NESTING)) return body;
+  errors.push({ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error', input: {}, ctx: { error: `JSON nested deeper than ${MAX_NESTING} levels` } });
+  return undefined;
 }
 
 /** `-created_at,name` -> `[{ field: 'createdAt', direction: 'DESC' }, { field: 'name', direction: 'ASC' }]`. */
@@ -90,6 +109,7 @@ export async function readRequest(route: CompiledRoute, request: HonoRequest): P
     }
     if (param.target) setAt(variables, param.target, value);
   }
+  errors.push(...unknownFilters(route.params, query));
   // An input whose fields are all optional is still sent, as an empty object.
   if (route.body) variables[route.body] ??= {};
   return errors.length ? { errors } : { variables };

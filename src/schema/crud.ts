@@ -6,7 +6,7 @@ import { getDatamodel } from '../generated/pothos-types.js';
 import { builder } from './builder.js';
 import { authorize, findForChange, recordChange, type Transaction } from './changes.js';
 import type { Context } from './context.js';
-import { badUserInput } from './errors.js';
+import { badUserInput, isNotFound, nullIfNotFound } from './errors.js';
 import { decodeGlobalId } from './global-id.js';
 
 type Scalar = 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime';
@@ -113,7 +113,7 @@ async function checkReferences(ctx: Context, tx: Transaction, spec: CrudSpec, da
   for (const [name, field] of Object.entries(spec.fields)) {
     const rowId = data[name];
     if (!field.references || rowId == null || name === spec.parent) continue;
-    const referenced = await findForChange(ctx, field.references, rowId as number, `${field.references} ${rowId}`, tx).catch(() => null);
+    const referenced = await findForChange(ctx, field.references, rowId as number, `${field.references} ${rowId}`, tx).catch(nullIfNotFound);
     if (!referenced || referenced.organizationId !== organizationId) {
       throw badUserInput(`${name} ${rowId} is not a ${field.references} of this organization`, `input.${name}`);
     }
@@ -163,8 +163,8 @@ export function defineCrudMutations(spec: CrudSpec): void {
           data[spec.parent] ??= spec.defaultParent?.(ctx) ?? undefined;
           if (data[spec.parent] == null) throw badUserInput(`${spec.parent} is required`, `input.${spec.parent}`);
           const parentModel = spec.fields[spec.parent].references!;
-          const parent = await findForChange(ctx, parentModel, data[spec.parent] as number, label === parentModel ? label : parentModel).catch(() => {
-            throw badUserInput(`${spec.parent} ${data[spec.parent]} does not exist`, `input.${spec.parent}`);
+          const parent = await findForChange(ctx, parentModel, data[spec.parent] as number, label === parentModel ? label : parentModel).catch((error) => {
+            throw isNotFound(error) ? badUserInput(`${spec.parent} ${data[spec.parent]} does not exist`, `input.${spec.parent}`) : error;
           });
           authorize(ctx, spec.action, parent.organizationId);
           const row = await recordChange(ctx, { method: 'CREATE', entityType: typeName, organizationId: parent.organizationId }, async (tx) => {

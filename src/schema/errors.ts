@@ -1,28 +1,55 @@
 import { GraphQLError } from 'graphql';
 
-function expected(code: string, status: number, message: string, extensions: Record<string, unknown> = {}): GraphQLError {
-  return new GraphQLError(message, { extensions: { code, ...extensions, http: { status } } });
+// Errors carry their kind in `extensions.code`. A field error does not set the HTTP status: an
+// answer with data is 200 whatever its errors (GraphQL over HTTP, src/http/graphql-errors.ts), and
+// the REST layer maps codes to its own statuses (src/rest/errors.ts). Only errors that end a request
+// before anything runs carry a status of their own.
+
+function expected(code: string, message: string, extensions: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, { extensions: { code, ...extensions } });
 }
 
 /** An error the caller caused: it reaches the client with the offending argument or field path. */
 export function badUserInput(message: string, field: string): GraphQLError {
-  return expected('BAD_USER_INPUT', 400, message, { field });
+  return expected('BAD_USER_INPUT', message, { field });
 }
 
 /** No valid API key: missing, unknown, revoked, expired, or its user is inactive. */
 export function unauthenticated(): GraphQLError {
-  return expected('UNAUTHENTICATED', 401, 'Not authenticated: send a valid API key in the X-API-KEY header');
+  return expected('UNAUTHENTICATED', 'Not authenticated: send a valid API key in the X-API-KEY header', { http: { status: 401 } });
 }
 
 export function forbidden(message: string): GraphQLError {
-  return expected('FORBIDDEN', 403, message);
+  return expected('FORBIDDEN', message);
 }
 
 /** Also the answer for rows of organizations the caller does not belong to, so their ids reveal nothing. */
 export function notFound(what: string): GraphQLError {
-  return expected('NOT_FOUND', 404, `${what} not found`);
+  return expected('NOT_FOUND', `${what} not found`);
+}
+
+export const isNotFound = (error: unknown) => error instanceof GraphQLError && error.extensions.code === 'NOT_FOUND';
+
+/** For a lookup's `.catch`: no such row is null; any other failure (a lost database, a bug) keeps its cause. */
+export function nullIfNotFound(error: unknown): null {
+  if (isNotFound(error)) return null;
+  throw error;
 }
 
 export function conflict(message: string): GraphQLError {
-  return expected('CONFLICT', 409, message);
+  return expected('CONFLICT', message);
+}
+
+/** How long a client should wait before it asks again while the database cannot be reached. */
+export const RETRY_AFTER_SECONDS = 5;
+
+export const unavailableMessage = `The database cannot be reached; retry in ${RETRY_AFTER_SECONDS} seconds`;
+
+/** The database cannot be reached (src/db/unavailable.ts): the request may succeed later; at `located`'s place in the operation when given. */
+export function serviceUnavailable(located?: GraphQLError): GraphQLError {
+  return new GraphQLError(unavailableMessage, {
+    nodes: located?.nodes,
+    path: located?.path,
+    extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } } },
+  });
 }

@@ -129,9 +129,12 @@ function oneOf<T extends string>(parent: Record<string, unknown>, key: string, p
   return value as T;
 }
 
+/** Row ids are int4 columns: a larger id names no row, and PostgreSQL would refuse to compare it. */
+const MAX_ROW_ID = 2 ** 31 - 1;
+
 function id(parent: Record<string, unknown>, key: string, path: string): number {
   const value = parent[key];
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) fail(`${path}.${key}`, 'must be a positive integer id');
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_ROW_ID) fail(`${path}.${key}`, 'must be a positive integer id');
   return value;
 }
 

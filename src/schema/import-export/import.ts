@@ -4,6 +4,7 @@ import { builder } from '../builder.js';
 import { authorize, findForChange, recordChange, type Transaction } from '../changes.js';
 import type { Context } from '../context.js';
 import { badUserInput, forbidden } from '../errors.js';
+import { assertStorable } from '../storable.js';
 import { readAttributeValue, valueColumns, type ValueColumns } from '../objects/attribute-values.js';
 import { readDocument, type WhiteboardDocument } from './document.js';
 
@@ -153,11 +154,15 @@ const ImportWhiteboardObjectsInput = builder.inputType('ImportWhiteboardObjectsI
 async function documentOf(input: { document?: unknown; file?: File | null }): Promise<unknown> {
   if ((input.document == null) === (input.file == null)) throw badUserInput('give either document or file', 'input.document');
   if (input.file == null) return input.document;
+  let document: unknown;
   try {
-    return JSON.parse(await input.file.text());
+    document = JSON.parse(await input.file.text());
   } catch {
     throw badUserInput('file is not a JSON document', 'input.file');
   }
+  // The file's content met no argument check: its values meet the same one here.
+  assertStorable(document, 'input.document');
+  return document;
 }
 
 function activeOrganization(ctx: Context): number {
