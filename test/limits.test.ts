@@ -37,6 +37,7 @@ describe('operation limits', () => {
       (await app.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': server.keys.viewer }, body: JSON.stringify({ query }) })).json();
   };
 
+  const sixtyOneAliases = Array.from({ length: 61 }, (_, i) => `a${i}: me { rowId }`).join(' ');
   const boardsStreamsSlides = (boards: string, streams: string, slides: string) =>
     `whiteboards(${boards}) { edges { node { name dataStreams(${streams}) { edges { node { name slides(${slides}) { edges { node { name } } } } } } } } }`;
 
@@ -102,13 +103,12 @@ describe('operation limits', () => {
   });
 
   it('refuses an operation with too many aliases, counting a fragment at each spread', async () => {
-    const aliases = Array.from({ length: 61 }, (_, i) => `a${i}: me { rowId }`).join(' ');
-    const response = await server.graphql(`{ ${aliases} }`);
+    const response = await server.graphql(`{ ${sixtyOneAliases} }`);
     expect(refusal(response)).toEqual({ code: 'OPERATION_TOO_COMPLEX', measure: 'aliases', found: 61, limit: 60 });
     expect(response.errors![0].message).toBe('Operation uses 61 aliases; the limit is 60.');
     notASyntaxError(response);
 
-    const thirtyOne = aliases.split(' a31:')[0];
+    const thirtyOne = sixtyOneAliases.split(' a31:')[0];
     const spreadTwice = `{ ...ThirtyOne ... on Query { ...ThirtyOne } typename: __typename } fragment ThirtyOne on Query { ${thirtyOne} }`;
     expect(refusal(await server.graphql(spreadTwice))).toMatchObject({ measure: 'aliases', found: 62 });
   });
@@ -139,6 +139,21 @@ describe('operation limits', () => {
     const response = await server.graphql(`{ __schema { ${lists} } }`);
     expect(refusal(response)).toEqual({ code: 'OPERATION_TOO_COMPLEX', measure: 'rows', limit: 50_000, path: '__schema' });
     expect(response.errors![0].message).toMatch(/^Operation could return more than 50000 rows; .* most of them come from __schema\./);
+  });
+
+  it('answers a refusal as GraphQL over HTTP answers a validation failure: 400 to graphql-response+json, 200 to application/json', async () => {
+    const ask = async (accept: string) =>
+      fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, 'x-api-key': server.keys.viewer },
+        body: JSON.stringify({ query: `{ ${sixtyOneAliases} }` }),
+      });
+    const strict = await ask('application/graphql-response+json');
+    expect(strict.status).toBe(400);
+    expect(refusal(await strict.json())).toMatchObject({ measure: 'aliases' });
+    const plain = await ask('application/json');
+    expect(plain.status).toBe(200);
+    expect(refusal(await plain.json())).toMatchObject({ measure: 'aliases' });
   });
 
   it('refuses a request body above the size limit with 413', async () => {
