@@ -22,8 +22,6 @@ export interface Config {
   maxDepth: number;
   /** Most aliases in one operation; the legacy REST views alias every snake_case field, the texture view 34 of them. @default 60 */
   maxAliases: number;
-  /** Highest estimated cost of one operation (graphql-armor's: 2 per object, 1 per scalar, growing with depth). @default 20000 */
-  maxCost: number;
   /** Most rows one operation may return, counting each connection's page size for every row above it. @default 50000 */
   maxNodes: number;
   /** Largest request body, in bytes. @default 1048576 */
@@ -62,7 +60,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demoApiKey: env.DEMO_API_KEY || undefined,
     maxDepth: integer('MAX_DEPTH', env.MAX_DEPTH, 15),
     maxAliases: integer('MAX_ALIASES', env.MAX_ALIASES, 60),
-    maxCost: integer('MAX_COST', env.MAX_COST, 20_000),
     maxNodes: integer('MAX_NODES', env.MAX_NODES, 50_000),
     maxBodyBytes: integer('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 1_048_576),
     filesDir: resolve(env.FILES_DIR || `${dataDir}/files`),

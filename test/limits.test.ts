@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getIntrospectionQuery } from 'graphql';
 import { auditServer } from 'graphql-http';
 import { loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { schema } from '../src/schema/index.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { startTestServer, type GraphQLResponse, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -27,63 +28,132 @@ describe('GraphQL over HTTP', () => {
 });
 
 describe('operation limits', () => {
-  const code = (response: { errors?: { extensions?: Record<string, unknown> }[] }) => response.errors?.[0]?.extensions?.code;
+  const refusal = (response: GraphQLResponse) => response.errors?.[0]?.extensions;
+  const notASyntaxError = (response: GraphQLResponse) => expect(response.errors![0].message).not.toMatch(/syntax/i);
+  /** Asks a gateway configured with `env`, in process. */
+  const askWith = (env: Record<string, string>) => {
+    const app = createApp({ schema, config: loadConfig(env) });
+    return async (query: string): Promise<GraphQLResponse> =>
+      (await app.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': server.keys.viewer }, body: JSON.stringify({ query }) })).json();
+  };
 
-  it('refuses an operation nested deeper than the limit, naming it', async () => {
-    const within = `{ whiteboards { edges { node { author { memberships(first: 2) { edges { node { organization { whiteboards(first: 2) { edges { node { dataStreams { edges { node { name } } } } } } } } } } } } } } }`;
-    expect((await server.graphql(within)).errors).toBeUndefined();
-    const deeper = within.replace('{ name }', '{ whiteboard { name } }');
-    const response = await server.graphql(deeper);
-    expect(code(response)).toBe('OPERATION_TOO_COMPLEX');
-    expect(response.errors![0].message).toMatch(/depth limit of 15 exceeded, found 16/);
-  });
-
-  it('refuses an operation with too many aliases', async () => {
-    const aliases = Array.from({ length: 61 }, (_, i) => `a${i}: me { rowId }`).join(' ');
-    const response = await server.graphql(`{ ${aliases} }`);
-    expect(code(response)).toBe('OPERATION_TOO_COMPLEX');
-    expect(response.errors![0].message).toMatch(/aliases/i);
-  });
-
-  it('refuses an operation whose estimated cost is above the configured limit', async () => {
-    const app = createApp({ schema, config: loadConfig({ MAX_COST: '50' }) });
-    const query = '{ whiteboards { edges { node { name author { email } organization { name } dataStreams { edges { node { name } } } } } } }';
-    const response = await app.request('/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': server.keys.viewer },
-      body: JSON.stringify({ query }),
-    });
-    const body = await response.json();
-    expect(code(body)).toBe('OPERATION_TOO_COMPLEX');
-    expect(body.errors[0].message).toMatch(/cost limit of 50/i);
-  });
-
+  const sixtyOneAliases = Array.from({ length: 61 }, (_, i) => `a${i}: me { rowId }`).join(' ');
   const boardsStreamsSlides = (boards: string, streams: string, slides: string) =>
     `whiteboards(${boards}) { edges { node { name dataStreams(${streams}) { edges { node { name slides(${slides}) { edges { node { name } } } } } } } } }`;
 
-  it('refuses, before any SQL, an operation whose page sizes multiply past the row limit, counting through variables and fragments', async () => {
-    // graphql-armor's cost multiplies by literal page sizes only; given as variables they escape it.
+  it('admits and answers a nested read of 50 boards, 20 streams each and 20 slides each (21,050 rows)', async () => {
+    const query = `{ whiteboards(first: 50) { edges { node { dataStreams(first: 20) { edges { node { slides(first: 20) { edges { node { rowId } } } } } } } } } }`;
+    const response = await server.graphql(query);
+    expect(response.errors).toBeUndefined();
+    expect(response.data!.whiteboards.edges.length).toBeGreaterThan(0);
+  });
+
+  it('refuses, before any SQL, an operation whose page sizes multiply past the row limit, naming the figure, the limit and the largest part', async () => {
     const query = `query Big($boards: Int, $streams: Int, $slides: Int) { ...Boards }
       fragment Boards on Query { ${boardsStreamsSlides('first: $boards', 'first: $streams', 'last: $slides')} }`;
     const { result, statements } = await server.countStatements(() => server.graphql(query, { boards: 100, streams: 100, slides: 10 }));
-    expect(code(result)).toBe('OPERATION_TOO_COMPLEX');
-    expect(result.errors![0].message).toMatch(/up to 110100 rows .* the limit is 50000/);
+    expect(result.status).toBe(400);
     expect(result.data).toBeUndefined();
+    // 100 + 100 x 100 + 100 x 100 x 10.
+    expect(refusal(result)).toEqual({
+      code: 'OPERATION_TOO_COMPLEX',
+      measure: 'rows',
+      found: 110_100,
+      limit: 50_000,
+      path: 'whiteboards.edges.node.dataStreams.edges.node.slides',
+    });
+    expect(result.errors![0].message).toMatch(/up to 110100 rows; the limit is 50000\..* 100000 of them come from whiteboards\.edges\.node\.dataStreams\.edges\.node\.slides/);
+    notASyntaxError(result);
     expect(statements).toEqual([]);
 
-    // 100 + 100 x 5 + 100 x 5 x 10 rows at most: answered.
+    // The same document, counted again with other values: 100 + 100 x 5 + 100 x 5 x 10 rows at most.
     const smaller = await server.graphql(query, { boards: 100, streams: 5, slides: 10 });
     expect(smaller.errors).toBeUndefined();
     expect(smaller.data).toHaveProperty('whiteboards.edges');
   });
 
+  it("counts a page size given as a variable, and the variable's default when the request leaves it out", async () => {
+    const query = `query ($boards: Int!, $streams: Int = 100) { ${boardsStreamsSlides('first: $boards', 'first: $streams', 'first: 10')} }`;
+    expect(refusal(await server.graphql(query, { boards: 50 }))).toMatchObject({ measure: 'rows', found: 50 + 5_000 + 50_000 });
+    expect((await server.graphql(query, { boards: 50, streams: 20 })).errors).toBeUndefined();
+  });
+
   it('counts a connection without first or last at the default page size of 20', async () => {
-    const app = createApp({ schema, config: loadConfig({ MAX_NODES: '8419' }) });
-    const ask = async (query: string) =>
-      (await app.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': server.keys.viewer }, body: JSON.stringify({ query }) })).json();
+    const ask = askWith({ MAX_NODES: '8419' });
     // 20 + 400 + 8,000 = 8,420.
-    expect(code(await ask(`{ ${boardsStreamsSlides('', '', '')} }`.replace(/\(\)/g, '')))).toBe('OPERATION_TOO_COMPLEX');
+    expect(refusal(await ask(`{ ${boardsStreamsSlides('', '', '')} }`.replace(/\(\)/g, '')))).toMatchObject({ found: 8_420, limit: 8_419 });
     expect((await ask(`{ ${boardsStreamsSlides('first: 19', '', '')} }`.replace(/\(\)/g, ''))).errors).toBeUndefined();
+  });
+
+  it('refuses an operation nested deeper than the limit, naming the depth, the limit and the path', async () => {
+    const within = `{ whiteboards { edges { node { author { memberships(first: 2) { edges { node { organization { whiteboards(first: 2) { edges { node { dataStreams { edges { node { name } } } } } } } } } } } } } } }`;
+    expect((await server.graphql(within)).errors).toBeUndefined();
+    const deeper = within.replace('{ name }', '{ whiteboard { name } }');
+    const { result, statements } = await server.countStatements(() => server.graphql(deeper));
+    expect(refusal(result)).toEqual({
+      code: 'OPERATION_TOO_COMPLEX',
+      measure: 'depth',
+      found: 16,
+      limit: 15,
+      path: 'whiteboards.edges.node.author.memberships.edges.node.organization.whiteboards.edges.node.dataStreams.edges.node.whiteboard.name',
+    });
+    expect(result.errors![0].message).toMatch(/^Operation nests 16 fields deep, at whiteboards\.edges\..*whiteboard\.name; the limit is 15/);
+    notASyntaxError(result);
+    expect(statements).toEqual([]);
+  });
+
+  it('refuses an operation with too many aliases, counting a fragment at each spread', async () => {
+    const response = await server.graphql(`{ ${sixtyOneAliases} }`);
+    expect(refusal(response)).toEqual({ code: 'OPERATION_TOO_COMPLEX', measure: 'aliases', found: 61, limit: 60 });
+    expect(response.errors![0].message).toBe('Operation uses 61 aliases; the limit is 60.');
+    notASyntaxError(response);
+
+    const thirtyOne = sixtyOneAliases.split(' a31:')[0];
+    const spreadTwice = `{ ...ThirtyOne ... on Query { ...ThirtyOne } typename: __typename } fragment ThirtyOne on Query { ${thirtyOne} }`;
+    expect(refusal(await server.graphql(spreadTwice))).toMatchObject({ measure: 'aliases', found: 62 });
+  });
+
+  it('answers one full introspection and counts its objects as rows', async () => {
+    const response = await server.graphql(getIntrospectionQuery({ inputValueDeprecation: true, specifiedByUrl: true, directiveIsRepeatable: true, oneOf: true }));
+    expect(response.errors).toBeUndefined();
+    expect(response.data!.__schema.types.length).toBeGreaterThan(100);
+
+    // Types, fields, arguments and every type reference: several thousand objects.
+    expect(refusal(await askWith({ MAX_NODES: '1000' })(getIntrospectionQuery()))).toMatchObject({ measure: 'rows', limit: 1000, path: '__schema' });
+  });
+
+  it('refuses a second __schema or __type in one operation', async () => {
+    const fifty = Array.from({ length: 50 }, (_, i) => `s${i}: __schema { types { name } }`).join(' ');
+    const response = await server.graphql(`{ ${fifty} }`);
+    expect(response.status).toBe(400);
+    expect(refusal(response)).toEqual({ code: 'OPERATION_TOO_COMPLEX', measure: '__schema', found: 50, limit: 1, path: 's1' });
+    expect(response.errors![0].message).toMatch(/^Operation selects __schema 50 times \(s0, s1, .*\); the limit is 1 per operation\.$/);
+
+    const types = await server.graphql(`{ a: __type(name: "Query") { name } b: __type(name: "Mutation") { name } }`);
+    expect(refusal(types)).toMatchObject({ measure: '__type', found: 2, path: 'b' });
+  });
+
+  it('refuses one __schema whose answer repeats the schema under aliases', async () => {
+    // graphql-js refuses lists of types nested three deep; aliases side by side are left to the count (about 3,000 objects each).
+    const lists = Array.from({ length: 20 }, (_, i) => `t${i}: types { name fields { name type { name } args { name type { name } } } }`).join(' ');
+    const response = await server.graphql(`{ __schema { ${lists} } }`);
+    expect(refusal(response)).toEqual({ code: 'OPERATION_TOO_COMPLEX', measure: 'rows', limit: 50_000, path: '__schema' });
+    expect(response.errors![0].message).toMatch(/^Operation could return more than 50000 rows; .* most of them come from __schema\./);
+  });
+
+  it('answers a refusal as GraphQL over HTTP answers a validation failure: 400 to graphql-response+json, 200 to application/json', async () => {
+    const ask = async (accept: string) =>
+      fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, 'x-api-key': server.keys.viewer },
+        body: JSON.stringify({ query: `{ ${sixtyOneAliases} }` }),
+      });
+    const strict = await ask('application/graphql-response+json');
+    expect(strict.status).toBe(400);
+    expect(refusal(await strict.json())).toMatchObject({ measure: 'aliases' });
+    const plain = await ask('application/json');
+    expect(plain.status).toBe(200);
+    expect(refusal(await plain.json())).toMatchObject({ measure: 'aliases' });
   });
 
   it('refuses a request body above the size limit with 413', async () => {

@@ -1,20 +1,91 @@
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
-import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import type { GraphQLError } from 'graphql';
+import { getOperationAST, GraphQLError, type OperationDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
-import { nodeLimit } from './node-limit.js';
+import { countRows, type RowCount } from './node-limit.js';
+import { operationShape, type OperationShape } from './operation-shape.js';
 
-// A refused operation is the caller's to fix: it carries a code like every other expected error.
-const onReject = [(_context: unknown, error: GraphQLError) => Object.assign(error.extensions, { code: 'OPERATION_TOO_COMPLEX' })];
+type Limits = Pick<Config, 'maxDepth' | 'maxAliases' | 'maxNodes'>;
 
-/** Bounds on one operation, checked during validation (and, for the row count, with the variables), before anything runs. */
-export function operationLimits(config: Pick<Config, 'maxDepth' | 'maxAliases' | 'maxCost' | 'maxNodes'>): Plugin[] {
-  return [
-    maxDepthPlugin({ n: config.maxDepth, exposeLimits: true, flattenFragments: true, onReject }),
-    maxAliasesPlugin({ n: config.maxAliases, exposeLimits: true, onReject }),
-    costLimitPlugin({ maxCost: config.maxCost, exposeLimits: true, onReject }),
-    nodeLimit(config.maxNodes),
-  ] as Plugin[];
+/** Why an operation is refused: what was measured, the figure found (absent when too large to count), the limit, and where. */
+interface Refusal {
+  message: string;
+  measure: 'depth' | 'aliases' | '__schema' | '__type' | 'rows';
+  found?: number;
+  limit: number;
+  path?: string;
+}
+
+/** What is known of an operation before its variables: a refusal, or its shape to count the rows of with them. */
+type Verdict = { refusal: Refusal } | { shape: OperationShape };
+
+// One description of the schema per operation is all a client needs; more only multiplies the answer.
+const introspectionLimit = 1;
+
+function refusalOfShape(shape: OperationShape, limits: Limits): Refusal | undefined {
+  if (shape.aliases > limits.maxAliases) {
+    return { message: `Operation uses ${shape.aliases} aliases; the limit is ${limits.maxAliases}.`, measure: 'aliases', found: shape.aliases, limit: limits.maxAliases };
+  }
+  if (shape.depth > limits.maxDepth) {
+    const message = `Operation nests ${shape.depth} fields deep, at ${shape.deepestPath}; the limit is ${limits.maxDepth} (a connection costs three: the field, edges and node).`;
+    return { message, measure: 'depth', found: shape.depth, limit: limits.maxDepth, path: shape.deepestPath };
+  }
+  for (const field of ['__schema', '__type'] as const) {
+    const paths = shape.introspection[field];
+    if (paths.length > introspectionLimit) {
+      const message = `Operation selects ${field} ${paths.length} times (${paths.join(', ')}); the limit is ${introspectionLimit} per operation.`;
+      return { message, measure: field, found: paths.length, limit: introspectionLimit, path: paths[introspectionLimit] };
+    }
+  }
+  return undefined;
+}
+
+function refusalOfRows(count: RowCount, maxNodes: number): Refusal | undefined {
+  if (count.rows <= maxNodes) return undefined;
+  const figure = Number.isFinite(count.rows) ? `up to ${count.rows}` : `more than ${maxNodes}`;
+  const largest = Number.isFinite(count.largest) ? `${count.largest} of them` : 'most of them';
+  const message =
+    `Operation could return ${figure} rows; the limit is ${maxNodes}. Each connection counts its page size (first or last, else 20) ` +
+    `for every row above it; ${largest} come from ${count.largestPath}. Ask for smaller pages or fewer levels.`;
+  return { message, measure: 'rows', ...(Number.isFinite(count.rows) && { found: count.rows }), limit: maxNodes, path: count.largestPath };
+}
+
+function verdictOf(shape: OperationShape, limits: Limits): Verdict {
+  const refusal = refusalOfShape(shape, limits) ?? (shape.variablePages ? undefined : refusalOfRows(countRows(shape.rows, {}), limits.maxNodes));
+  return refusal ? { refusal } : { shape };
+}
+
+function refusalError({ message, ...extensions }: Refusal): GraphQLError {
+  // A request error, answered as GraphQL over HTTP answers a validation failure: 400 to
+  // application/graphql-response+json, 200 to application/json.
+  return new GraphQLError(message, { extensions: { code: 'OPERATION_TOO_COMPLEX', ...extensions, http: { status: 400, spec: true } } });
+}
+
+/**
+ * One model of what an operation may ask, checked before anything runs (so before any SQL), for
+ * /graphql and the REST routes alike: the rows it could return (MAX_NODES), how deep it nests
+ * (MAX_DEPTH), how many aliases it uses (MAX_ALIASES), and one `__schema` and one `__type` at most.
+ * All but page sizes given as variables is worked out once per parsed operation, which Yoga's
+ * document cache hands back for the same query text.
+ */
+export function operationLimits(limits: Limits): Plugin[] {
+  const verdicts = new WeakMap<OperationDefinitionNode, Verdict>();
+  const limit: Plugin = {
+    onExecute({ args, setResultAndStopExecution }) {
+      const operation = getOperationAST(args.document, args.operationName);
+      if (!operation) return;
+      let verdict = verdicts.get(operation);
+      if (!verdict) {
+        verdict = verdictOf(operationShape(args.schema, args.document, operation, limits.maxNodes), limits);
+        verdicts.set(operation, verdict);
+      }
+      const refusal =
+        'refusal' in verdict
+          ? verdict.refusal
+          : verdict.shape.variablePages
+            ? refusalOfRows(countRows(verdict.shape.rows, { ...verdict.shape.variableDefaults, ...args.variableValues }), limits.maxNodes)
+            : undefined;
+      if (refusal) setResultAndStopExecution({ errors: [refusalError(refusal)] });
+    },
+  };
+  return [limit];
 }

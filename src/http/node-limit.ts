@@ -1,95 +1,79 @@
-import {
-  getArgumentValues,
-  getNamedType,
-  getOperationAST,
-  GraphQLError,
-  isInterfaceType,
-  isObjectType,
-  Kind,
-  type DocumentNode,
-  type FieldNode,
-  type FragmentDefinitionNode,
-  type GraphQLField,
-  type GraphQLNamedType,
-  type GraphQLSchema,
-  type SelectionSetNode,
-} from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { valueFromASTUntyped, type ValueNode } from 'graphql';
 import { defaultPageSize, maxPageSize } from '../schema/pagination.js';
 
-interface Walk {
-  schema: GraphQLSchema;
-  fragments: Record<string, FragmentDefinitionNode>;
-  variables: Record<string, unknown>;
+/** The `first` and `last` arguments of a connection field, as written (a literal or a variable). */
+export interface PageArguments {
+  first?: ValueNode;
+  last?: ValueNode;
 }
 
-const isConnection = (type: GraphQLNamedType) => isObjectType(type) && 'edges' in type.getFields() && 'pageInfo' in type.getFields();
+/**
+ * What returns rows in an operation, as a tree of response keys: a connection (its page for every
+ * row above it), an introspection field (the objects of its answer, counted once per document), and
+ * the fields and fragment spreads on the way to them (a spread has no key of its own).
+ */
+export type RowSource =
+  | { key: string; page: PageArguments; inner: RowSource[] }
+  | { key: string; objects: number }
+  | { key?: string; inner: RowSource[] };
 
-/** The page a connection field asks for: `first` or `last`, else the default; an invalid one counts as the largest. */
-function pageSize(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Record<string, unknown>): number {
-  let args: { first?: unknown; last?: unknown };
-  try {
-    args = getArgumentValues(field, node, variables);
-  } catch {
-    return maxPageSize;
-  }
-  const size = args.first ?? args.last ?? defaultPageSize;
-  return typeof size === 'number' ? Math.min(Math.max(size, 0), maxPageSize) : maxPageSize;
+export interface RowCount {
+  /** Every row the sources can return; Infinity when an introspection answer was too large to count. */
+  rows: number;
+  /** The rows of the largest single source, and its path of response keys. */
+  largest: number;
+  largestPath: string;
 }
 
-function countNodes(walk: Walk, selectionSet: SelectionSetNode, type: GraphQLNamedType | undefined, factor: number): number {
-  let nodes = 0;
-  for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) {
-      if (!selection.selectionSet || !(isObjectType(type) || isInterfaceType(type))) continue;
-      const field = type.getFields()[selection.name.value];
-      if (!field) continue;
-      const inner = getNamedType(field.type);
-      let innerFactor = factor;
-      if (isConnection(inner)) {
-        innerFactor = factor * pageSize(field, selection, walk.variables);
-        nodes += innerFactor;
-      }
-      nodes += countNodes(walk, selection.selectionSet, inner, innerFactor);
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      const condition = selection.typeCondition ? walk.schema.getType(selection.typeCondition.name.value) : type;
-      nodes += countNodes(walk, selection.selectionSet, condition ?? undefined, factor);
-    } else {
-      // Validation has already refused unknown and cyclic fragments.
-      const fragment = walk.fragments[selection.name.value];
-      if (fragment) nodes += countNodes(walk, fragment.selectionSet, walk.schema.getType(fragment.typeCondition.name.value), factor);
+/** The page a connection asks for: `first` or `last`, else the default; a size the field will refuse counts as the largest. */
+export function pageSize(page: PageArguments, variables: Record<string, unknown>): number {
+  const asked = [page.first, page.last].map((node) => node && valueFromASTUntyped(node, variables)).find((size) => size != null) ?? defaultPageSize;
+  return Number.isInteger(asked) ? Math.min(Math.max(asked as number, 0), maxPageSize) : maxPageSize;
+}
+
+const none: RowCount = { rows: 0, largest: 0, largestPath: '' };
+
+const under = (key: string | undefined, path: string) => (key === undefined ? path : path ? `${key}.${path}` : key);
+
+/**
+ * The most rows the sources can return, as GitHub's API counts its nodes: each connection returns its
+ * page size for every row above it, whatever the data holds. Counted from the leaves up, once per
+ * source: a fragment spread many times over (or nested fragments doubling at every level) is one
+ * shared source, so the count stays as cheap as the document is long.
+ */
+export function countRows(sources: RowSource[], variables: Record<string, unknown>): RowCount {
+  const counted = new Map<RowSource, RowCount>();
+  // Plain loops and objects built field by field: this runs per request when page sizes are variables.
+  const sum = (list: RowSource[]): RowCount => {
+    let rows = 0;
+    let largest = none;
+    for (const source of list) {
+      const each = count(source);
+      rows += each.rows;
+      if (each.largest > largest.largest) largest = each;
     }
-  }
-  return nodes;
-}
-
-/**
- * The most rows an operation can return, counted as GitHub's API counts them: each connection
- * returns its page size (`first` or `last`, or the default) for every row above it, whatever the
- * data holds. @include and @skip are ignored, so the count is an upper bound.
- */
-export function possibleNodes(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> = {}): number {
-  const operation = getOperationAST(document, operationName);
-  if (!operation) return 0;
-  const fragments = Object.fromEntries(
-    document.definitions.filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION).map((fragment) => [fragment.name.value, fragment]),
-  );
-  const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
-  return countNodes({ schema, fragments, variables }, operation.selectionSet, root ?? undefined, 1);
-}
-
-/**
- * Refuses, before anything runs, an operation that could return more than `maxNodes` rows. Depth,
- * alias and cost limits do not multiply page sizes, so without this a few nested connections of 100
- * could ask for millions of rows; bounded answers are what keep the bounded heap (MAX_HEAP_MB) safe.
- */
-export function nodeLimit(maxNodes: number): Plugin {
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const nodes = possibleNodes(args.schema, args.document, args.operationName, args.variableValues ?? {});
-      if (nodes <= maxNodes) return;
-      const message = `Operation could return up to ${nodes} rows (each connection's page size times the rows above it); the limit is ${maxNodes}. Ask for smaller pages.`;
-      setResultAndStopExecution({ errors: [new GraphQLError(message, { extensions: { code: 'OPERATION_TOO_COMPLEX' } })] });
-    },
+    return { rows, largest: largest.largest, largestPath: largest.largestPath };
   };
+  const count = (source: RowSource): RowCount => {
+    let result = counted.get(source);
+    if (result) return result;
+    if ('objects' in source) {
+      result = { rows: source.objects, largest: source.objects, largestPath: source.key };
+    } else if ('page' in source) {
+      const size = pageSize(source.page, variables);
+      const inner = sum(source.inner);
+      const innerIsLarger = size * inner.largest > size;
+      result = {
+        rows: size + size * inner.rows,
+        largest: innerIsLarger ? size * inner.largest : size,
+        largestPath: innerIsLarger ? under(source.key, inner.largestPath) : source.key,
+      };
+    } else {
+      const inner = sum(source.inner);
+      result = { rows: inner.rows, largest: inner.largest, largestPath: under(source.key, inner.largestPath) };
+    }
+    counted.set(source, result);
+    return result;
+  };
+  return sum(sources);
 }
