@@ -34,6 +34,8 @@ export interface Config {
   maxUploadBytes: number;
   /** Answer a query whose every field can be planned with one SQL statement that builds the response. @default true */
   readPlans: boolean;
+  /** Most subscriptions one API key may hold open on one instance. @default 20 */
+  maxSubscriptionsPerKey: number;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -68,5 +70,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     filesDir: resolve(env.FILES_DIR || `${dataDir}/files`),
     maxUploadBytes: integer('MAX_UPLOAD_BYTES', env.MAX_UPLOAD_BYTES, 10_485_760),
     readPlans: flag(env.READ_PLANS, true),
+    maxSubscriptionsPerKey: integer('MAX_SUBSCRIPTIONS_PER_KEY', env.MAX_SUBSCRIPTIONS_PER_KEY, 20),
   };
 }

@@ -33,6 +33,11 @@ const organizationPaths: Record<Exclude<ModelName, 'Rate' | 'User' | 'ApiKey'>, 
 
 export type OrganizationScopedModel = keyof typeof organizationPaths;
 
+/** The relation path from a model to its organization id, e.g. `['dataStream', 'whiteboard', 'organizationId']`. */
+export function organizationPath(model: OrganizationScopedModel): readonly string[] {
+  return organizationPaths[model];
+}
+
 const nest = (path: string[], leaf: unknown): Record<string, unknown> =>
   path.reduceRight<Record<string, unknown>>((inner, key) => ({ [key]: inner }), leaf as Record<string, unknown>);
 

@@ -5,8 +5,9 @@ import { GraphQLError, NoSchemaIntrospectionCustomRule, type GraphQLSchema } fro
 import { PothosValidationError } from '@pothos/core';
 import { createYoga, maskError as maskErrorByDefault, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.js';
-import { prisma } from '../db/index.js';
-import { createContext, type Context } from '../schema/context.js';
+import { db, prisma } from '../db/index.js';
+import { contextFactory, type Context } from '../schema/context.js';
+import { LiveHub } from '../live/hub.js';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, renderGraphiQL } from './graphiql.js';
 import { operationLimits } from './limits.js';
 import { fileRoutes, isMultipart, uploadBodyBytes } from '../files/http.js';
@@ -63,6 +64,8 @@ function bodyLimits(config: Pick<Config, 'maxBodyBytes' | 'maxUploadBytes'>): Pl
 
 export interface Gateway {
   yoga: YogaServerInstance<{}, Context>;
+  /** The instance's subscriptions. */
+  live: LiveHub;
   /** REST, files, docs and probes. */
   router: Hono;
   /** What the node:http server runs: `/graphql` straight to Yoga's own Node adapter, the rest to the router. */
@@ -76,9 +79,11 @@ const isGraphQL = (url: string) => url === graphqlPath || url.startsWith(`${grap
 /** The gateway's HTTP application, built apart from listening so tests can call `request`. */
 export function createApp(options: { schema: GraphQLSchema; config: Config }): Gateway {
   const { schema, config } = options;
+  // Each instance listens for committed changes on its own, and fans them out to its subscribers.
+  const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey);
   const yoga = createYoga<{}, Context>({
     schema,
-    context: createContext,
+    context: contextFactory(live),
     graphqlEndpoint: graphqlPath,
     // Streamed bodies without a length stop at the larger limit; bodyLimits() refines by kind.
     maxRequestBodySize: uploadBodyBytes(config.maxUploadBytes),
@@ -111,6 +116,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   const routerListener = getRequestListener(app.fetch);
   return {
     yoga,
+    live,
     router: app,
     listener: (request, response) => void (isGraphQL(request.url ?? '/') ? yoga(request, response) : routerListener(request, response)),
     request: async (path, init) => (isGraphQL(path) ? yoga.fetch(new URL(path, 'http://localhost'), init ?? {}) : app.request(path, init)),

@@ -10,8 +10,8 @@ export function badUserInput(message: string, field: string): GraphQLError {
 }
 
 /** No valid API key: missing, unknown, revoked, expired, or its user is inactive. */
-export function unauthenticated(): GraphQLError {
-  return expected('UNAUTHENTICATED', 401, 'Not authenticated: send a valid API key in the X-API-KEY header');
+export function unauthenticated(message = 'Not authenticated: send a valid API key in the X-API-KEY header'): GraphQLError {
+  return expected('UNAUTHENTICATED', 401, message);
 }
 
 export function forbidden(message: string): GraphQLError {
@@ -25,4 +25,8 @@ export function notFound(what: string): GraphQLError {
 
 export function conflict(message: string): GraphQLError {
   return expected('CONFLICT', 409, message);
+}
+
+export function tooManySubscriptions(limit: number): GraphQLError {
+  return expected('TOO_MANY_SUBSCRIPTIONS', 429, `An API key may hold at most ${limit} open subscriptions; close one first`);
 }
