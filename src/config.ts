@@ -28,7 +28,9 @@ export interface Config {
   maxNodes: number;
   /** Largest request body, in bytes. @default 1048576 */
   maxBodyBytes: number;
-  /** Directory of uploaded files. @default DATA_DIR/files */
+  /** Where uploaded files live: the database (every instance serves every file) or `filesDir`. @default database, directory when FILES_DIR is set */
+  fileStore: 'database' | 'directory';
+  /** Directory of uploaded files with the directory store. @default DATA_DIR/files */
   filesDir: string;
   /** Largest uploaded file, in bytes. @default 10485760 */
   maxUploadBytes: number;
@@ -50,6 +52,12 @@ function integer(name: string, value: string | undefined, fallback: number, min 
   return parsed;
 }
 
+function fileStoreKind(env: NodeJS.ProcessEnv): Config['fileStore'] {
+  const kind = env.FILE_STORE || (env.FILES_DIR ? 'directory' : 'database');
+  if (kind !== 'database' && kind !== 'directory') throw new Error(`FILE_STORE must be database or directory, got "${kind}"`);
+  return kind;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || './.data');
   return {
@@ -67,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxCost: integer('MAX_COST', env.MAX_COST, 20_000),
     maxNodes: integer('MAX_NODES', env.MAX_NODES, 50_000),
     maxBodyBytes: integer('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 1_048_576),
+    fileStore: fileStoreKind(env),
     filesDir: resolve(env.FILES_DIR || `${dataDir}/files`),
     maxUploadBytes: integer('MAX_UPLOAD_BYTES', env.MAX_UPLOAD_BYTES, 10_485_760),
     readPlans: flag(env.READ_PLANS, true),

@@ -29,6 +29,18 @@ afterAll(async () => {
   await a?.close();
 });
 
+/** Uploads through `server` (GraphQL multipart) and answers the file's URL path. */
+async function upload(server: TestServer, bytes: Uint8Array<ArrayBuffer> | string, type: string, name: string): Promise<string> {
+  const form = new FormData();
+  form.set('operations', JSON.stringify({ query: 'mutation($f: Upload!) { uploadFile(input: { file: $f }) { file { file } } }', variables: { f: null } }));
+  form.set('map', JSON.stringify({ 0: ['variables.f'] }));
+  form.set('0', new Blob([bytes], { type }), name);
+  const response = await fetch(`${server.url}/graphql`, { method: 'POST', body: form, headers: { 'x-api-key': server.keys.owner } });
+  const { data, errors } = await response.json();
+  expect(errors).toBeUndefined();
+  return data.uploadFile.file.file;
+}
+
 describe('two instances on one PostgreSQL database', () => {
   it('runs on PostgreSQL', () => {
     expect(a.database.engine.kind).toBe('postgres');
@@ -62,6 +74,35 @@ describe('two instances on one PostgreSQL database', () => {
     await expect(events.next(500)).rejects.toThrow('no event');
     events.close();
     await until(() => b.gateway.live.size === 0);
+  });
+
+  it('serves through B a file uploaded through A: type, length, entity tag, ranges; SVG as a download', async () => {
+    // Larger than one stored chunk (256 KiB), so a range crosses chunks.
+    const png = new Uint8Array(300_000);
+    png.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    for (let i = 8; i < png.length; i++) png[i] = i % 251;
+    const path = await upload(a, png, 'image/png', 'big.png');
+    const whole = await fetch(b.url + path);
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('content-type')).toBe('image/png');
+    expect(whole.headers.get('content-length')).toBe(String(png.length));
+    expect(new Uint8Array(await whole.arrayBuffer())).toEqual(png);
+    const etag = whole.headers.get('etag')!;
+    expect(etag).toBeTruthy();
+    expect((await fetch(b.url + path, { headers: { 'if-none-match': etag } })).status).toBe(304);
+
+    const part = await fetch(b.url + path, { headers: { range: 'bytes=262000-262199' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 262000-262199/${png.length}`);
+    expect(part.headers.get('content-length')).toBe('200');
+    expect(new Uint8Array(await part.arrayBuffer())).toEqual(png.subarray(262_000, 262_200));
+    const tail = await fetch(b.url + path, { headers: { range: 'bytes=-10' } });
+    expect(new Uint8Array(await tail.arrayBuffer())).toEqual(png.subarray(png.length - 10));
+    expect((await fetch(b.url + path, { headers: { range: `bytes=${png.length}-` } })).status).toBe(416);
+
+    const svg = await fetch(b.url + (await upload(a, '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', 'image/svg+xml', 'x.svg')));
+    expect(svg.headers.get('content-disposition')).toMatch(/^attachment/);
+    expect(svg.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   it("ends, on B, the stream of a key revoked through A", async () => {

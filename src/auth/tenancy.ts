@@ -1,7 +1,8 @@
 import type PrismaTypes from '../generated/pothos-types.js';
 import type { Principal } from './principal.js';
 
-export type ModelName = keyof PrismaTypes & string;
+/** The models of the graph; file chunks are reached only by their unguessable file name (src/files/db-store.ts). */
+export type ModelName = Exclude<keyof PrismaTypes & string, 'FileChunk'>;
 
 /**
  * The relation path from each model to the organization it belongs to: every row belongs to one,

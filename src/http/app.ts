@@ -11,7 +11,9 @@ import { LiveHub } from '../live/hub.js';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, renderGraphiQL } from './graphiql.js';
 import { operationLimits } from './limits.js';
 import { fileRoutes, isMultipart, uploadBodyBytes } from '../files/http.js';
-import { FileStore, useFileStore } from '../files/store.js';
+import { useFileStore } from '../files/store.js';
+import { DatabaseFileStore } from '../files/db-store.js';
+import { DirectoryFileStore } from '../files/directory-store.js';
 import { filesPath } from '../schema/files.js';
 import { restApi } from '../rest/index.js';
 import { useReadPlans } from '../read-plans/plugin.js';
@@ -102,7 +104,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   app.get('/ready', async (c) =>
     (await databaseAnswers()) ? c.json({ status: 'ready' }) : c.json({ status: 'unavailable' }, 503),
   );
-  useFileStore(new FileStore(config.filesDir, config.maxUploadBytes));
+  useFileStore(config.fileStore === 'database' ? new DatabaseFileStore(config.maxUploadBytes) : new DirectoryFileStore(config.filesDir, config.maxUploadBytes));
   app.route(filesPath, fileRoutes());
   if (config.graphiql) app.route(GRAPHIQL_ASSETS_PATH, graphiqlAssets());
   // The legacy REST v1 routes, /api/openapi.json and /docs, all running through `yoga`.

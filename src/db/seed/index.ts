@@ -51,6 +51,7 @@ export const demo = {
     whiteboardHighlightGroup: boards.flatMap((b) => b.groups).length,
     whiteboardHighlight: boards.flatMap((b) => [...b.groups.flatMap((g) => g.highlights), ...b.highlights]).length,
     objectRepositoryEntry: data.repository.length,
+    fileChunk: 0,
   } satisfies Record<Delegate, number>,
 };
 
