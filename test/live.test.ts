@@ -106,4 +106,14 @@ describe('subscriptions', () => {
     await events.ended;
     expect(Date.now() - revokedAt).toBeLessThan(1_000);
   });
+
+  it('ends the stream of a member removed from the organization with FORBIDDEN', async () => {
+    const viewer = (await server.graphql('{ me { rowId } }', {}, server.keys.viewer)).data!.me;
+    const membership = await server.database.prisma.userOrganization.findFirstOrThrow({ where: { userId: viewer.rowId, organizationId: board.organizationId } });
+    const events = await subscribeSse(server.url, server.keys.viewer, boardEvents, { id: board.rowId });
+    const removed = await server.graphql(`mutation($id: Int!) { removeMember(input: { rowId: $id }) { deletedRowId } }`, { id: membership.id });
+    expect(removed.errors).toBeUndefined();
+    expect((await events.next(1_000)).errors?.[0]).toMatchObject({ extensions: { code: 'FORBIDDEN' } });
+    await events.ended;
+  });
 });
