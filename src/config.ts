@@ -26,12 +26,16 @@ export interface Config {
   maxNodes: number;
   /** Largest request body, in bytes. @default 1048576 */
   maxBodyBytes: number;
-  /** Directory of uploaded files. @default DATA_DIR/files */
+  /** Where uploaded files live: the database (every instance serves every file) or `filesDir`. @default database, directory when FILES_DIR is set */
+  fileStore: 'database' | 'directory';
+  /** Directory of uploaded files with the directory store. @default DATA_DIR/files */
   filesDir: string;
   /** Largest uploaded file, in bytes. @default 10485760 */
   maxUploadBytes: number;
   /** Answer a query whose every field can be planned with one SQL statement that builds the response. @default true */
   readPlans: boolean;
+  /** Most subscriptions one API key may hold open on one instance. @default 20 */
+  maxSubscriptionsPerKey: number;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -44,6 +48,12 @@ function integer(name: string, value: string | undefined, fallback: number, min 
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < min) throw new Error(`${name} must be an integer of at least ${min}, got "${value}"`);
   return parsed;
+}
+
+function fileStoreKind(env: NodeJS.ProcessEnv): Config['fileStore'] {
+  const kind = env.FILE_STORE || (env.FILES_DIR ? 'directory' : 'database');
+  if (kind !== 'database' && kind !== 'directory') throw new Error(`FILE_STORE must be database or directory, got "${kind}"`);
+  return kind;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -62,8 +72,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxAliases: integer('MAX_ALIASES', env.MAX_ALIASES, 60),
     maxNodes: integer('MAX_NODES', env.MAX_NODES, 50_000),
     maxBodyBytes: integer('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 1_048_576),
+    fileStore: fileStoreKind(env),
     filesDir: resolve(env.FILES_DIR || `${dataDir}/files`),
     maxUploadBytes: integer('MAX_UPLOAD_BYTES', env.MAX_UPLOAD_BYTES, 10_485_760),
     readPlans: flag(env.READ_PLANS, true),
+    maxSubscriptionsPerKey: integer('MAX_SUBSCRIPTIONS_PER_KEY', env.MAX_SUBSCRIPTIONS_PER_KEY, 20),
   };
 }

@@ -5,6 +5,7 @@ import { db, openDatabase, type Database } from './db/index.js';
 import { DatabaseStartError } from './db/engine.js';
 import { isEmpty, seedDemo } from './db/seed/index.js';
 import { createApp } from './http/app.js';
+import { serveGraphQLOverWebSocket } from './live/websocket.js';
 import { schema } from './schema/index.js';
 
 /** How long in-flight requests get to finish after SIGTERM/SIGINT before their connections are cut. */
@@ -38,6 +39,7 @@ async function closeServer(server: Server): Promise<void> {
 }
 
 let server: Server | undefined;
+let closeWebSockets: (() => Promise<void>) | undefined;
 let stopping = false;
 async function shutdown(): Promise<void> {
   // A second signal means "stop waiting"; before the server exists, that means quitting now.
@@ -45,7 +47,8 @@ async function shutdown(): Promise<void> {
   stopping = true;
   // Start-up checks `stopping` once the database is open, so migrations and the seed are not cut half-way.
   if (!server) return;
-  await closeServer(server);
+  // Subscriptions never finish on their own: their sockets are closed rather than waited for.
+  await Promise.all([closeServer(server), closeWebSockets?.()]);
   await db().close();
   process.exit(0);
 }
@@ -73,9 +76,10 @@ if (stopping) {
   process.exit(0);
 }
 
-const { listener } = createApp({ schema, config });
+const gateway = createApp({ schema, config });
 const { kind, location } = database.engine;
-server = createServer(listener);
+server = createServer(gateway.listener);
+closeWebSockets = serveGraphQLOverWebSocket(server, gateway);
 server.listen(config.port, () => {
   const { port } = server!.address() as AddressInfo;
   console.log(`Whiteboard gateway on http://localhost:${port}/graphql (engine: ${kind} at ${location})`);

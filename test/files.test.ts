@@ -2,7 +2,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileStore, useFileStore } from '../src/files/store.js';
+import { useFileStore } from '../src/files/store.js';
+import { DirectoryFileStore } from '../src/files/directory-store.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -13,7 +14,7 @@ beforeAll(async () => {
   server = await startTestServer();
   // The app made a store from the default configuration; this file's uploads go to a directory of its own.
   directory = await mkdtemp(join(tmpdir(), 'files-test-'));
-  useFileStore(new FileStore(directory, MAX_BYTES));
+  useFileStore(new DirectoryFileStore(directory, MAX_BYTES));
 });
 afterAll(async () => {
   await server?.close();

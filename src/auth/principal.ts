@@ -31,6 +31,20 @@ export function forgetUser(userId: number): void {
 
 let watching: { engine: DatabaseEngine; ready: Promise<void> } | undefined;
 
+const changeListeners = new Set<(userId: number | undefined) => void>();
+
+/** Calls `listener` after a user's keys were forgotten (undefined: every user's), until the returned function is called. */
+export function onPrincipalChange(listener: (userId: number | undefined) => void): () => void {
+  changeListeners.add(listener);
+  return () => changeListeners.delete(listener);
+}
+
+function principalChanged(userId: number | undefined): void {
+  if (userId === undefined) cache.clear();
+  else forgetUser(userId);
+  for (const listener of changeListeners) listener(userId);
+}
+
 /**
  * Subscribes, once per database, to the notifications its triggers send when a key, a user or a
  * membership changes anywhere (another process, the CLI, plain SQL; see the migration
@@ -41,7 +55,7 @@ function watchPrincipalChanges(): Promise<void> {
   const { engine } = db();
   if (watching?.engine !== engine) {
     cache.clear();
-    const ready = engine.listen('principal_changed', (userId) => (userId === undefined ? cache.clear() : forgetUser(Number(userId))));
+    const ready = engine.listen('principal_changed', (userId) => principalChanged(userId === undefined ? undefined : Number(userId)));
     watching = { engine, ready };
     // A subscription that failed (the database was unreachable) is tried again by the next request, not kept as a failure.
     ready.catch(() => {

@@ -1,7 +1,8 @@
 import type PrismaTypes from '../generated/pothos-types.js';
 import type { Principal } from './principal.js';
 
-export type ModelName = keyof PrismaTypes & string;
+/** The models of the graph; file chunks are reached only by their unguessable file name (src/files/db-store.ts). */
+export type ModelName = Exclude<keyof PrismaTypes & string, 'FileChunk'>;
 
 /**
  * The relation path from each model to the organization it belongs to: every row belongs to one,
@@ -32,6 +33,11 @@ const organizationPaths: Record<Exclude<ModelName, 'Rate' | 'User' | 'ApiKey'>, 
 };
 
 export type OrganizationScopedModel = keyof typeof organizationPaths;
+
+/** The relation path from a model to its organization id, e.g. `['dataStream', 'whiteboard', 'organizationId']`. */
+export function organizationPath(model: OrganizationScopedModel): readonly string[] {
+  return organizationPaths[model];
+}
 
 const nest = (path: string[], leaf: unknown): Record<string, unknown> =>
   path.reduceRight<Record<string, unknown>>((inner, key) => ({ [key]: inner }), leaf as Record<string, unknown>);

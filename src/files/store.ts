@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 
 /** Content types accepted for upload, with the extension a stored file of that type gets. */
 export const allowedContentTypes: Readonly<Record<string, string>> = {
@@ -54,43 +52,34 @@ export function baseContentType(contentType: string): string {
   return contentType.split(';')[0].trim().toLowerCase();
 }
 
+/** A new stored name for content of an allowed type. */
+export function newStoredName(contentType: string): string {
+  const extension = allowedContentTypes[baseContentType(contentType)];
+  if (!extension) throw new Error(`content type ${contentType} is not allowed`);
+  return `${randomUUID()}.${extension}`;
+}
+
+/** The content type of a stored name, or undefined for a name no store ever gave out. */
+export function contentTypeOfName(name: string): string | undefined {
+  const match = STORED_NAME.exec(name);
+  return match ? contentTypeOfExtension[match[1]] : undefined;
+}
+
 /**
- * Uploaded files on disk, one flat directory. Names are random and unguessable, which is what keeps
- * a file private: anyone holding its URL may read it, as legacy clients load images by plain URL.
+ * Where uploaded files live: the database (every instance serves every file) or a directory. Names
+ * are random and unguessable, which is what keeps a file private: anyone holding its URL may read
+ * it, as legacy clients load images by plain URL.
  */
-export class FileStore {
-  constructor(
-    readonly directory: string,
-    readonly maxBytes: number,
-  ) {}
-
-  /** Writes the bytes under a new name and returns it; the content type must be allowed. */
-  async save(bytes: Uint8Array, contentType: string): Promise<string> {
-    const extension = allowedContentTypes[baseContentType(contentType)];
-    if (!extension) throw new Error(`content type ${contentType} is not allowed`);
-    await mkdir(this.directory, { recursive: true });
-    const name = `${randomUUID()}.${extension}`;
-    await writeFile(join(this.directory, name), bytes, { flag: 'wx' });
-    return name;
-  }
-
-  /** The file's bytes and content type, or null for a name this store never gave out. */
-  async read(name: string): Promise<{ bytes: Buffer; contentType: string } | null> {
-    const match = STORED_NAME.exec(name);
-    const contentType = match && contentTypeOfExtension[match[1]];
-    if (!contentType) return null;
-    try {
-      return { bytes: await readFile(join(this.directory, name)), contentType };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
-  }
-
+export interface FileStore {
+  readonly maxBytes: number;
+  /** Stores the bytes under a new name and returns it; the content type must be allowed. */
+  save(bytes: Uint8Array, contentType: string): Promise<string>;
+  /** The size in bytes of a stored file, or null for a name this store does not hold. */
+  size(name: string): Promise<number | null>;
+  /** Bytes `start` to `end` (inclusive) of a stored file, a piece at a time. */
+  read(name: string, start: number, end: number): AsyncIterable<Uint8Array>;
   /** Removes a file whose database row was never written (a failed upload). */
-  async remove(name: string): Promise<void> {
-    if (STORED_NAME.test(name)) await unlink(join(this.directory, name)).catch(() => undefined);
-  }
+  remove(name: string): Promise<void>;
 }
 
 let current: FileStore | undefined;

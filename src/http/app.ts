@@ -4,15 +4,18 @@ import { getRequestListener } from '@hono/node-server';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.js';
-import { prisma } from '../db/index.js';
+import { db, prisma } from '../db/index.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
-import { createContext, type Context } from '../schema/context.js';
+import { contextFactory, type Context } from '../schema/context.js';
+import { LiveHub } from '../live/hub.js';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, renderGraphiQL } from './graphiql.js';
 import { graphqlErrorReporting, maskError } from './graphql-errors.js';
 import { operationLimits } from './limits.js';
 import { storableArguments } from './storable-arguments.js';
 import { fileRoutes, isMultipart, uploadBodyBytes } from '../files/http.js';
-import { FileStore, useFileStore } from '../files/store.js';
+import { useFileStore } from '../files/store.js';
+import { DatabaseFileStore } from '../files/db-store.js';
+import { DirectoryFileStore } from '../files/directory-store.js';
 import { filesPath } from '../schema/files.js';
 import { restApi } from '../rest/index.js';
 import { unavailable } from '../rest/errors.js';
@@ -57,6 +60,8 @@ function bodyLimits(config: Pick<Config, 'maxBodyBytes' | 'maxUploadBytes'>): Pl
 
 export interface Gateway {
   yoga: YogaServerInstance<{}, Context>;
+  /** The instance's subscriptions. */
+  live: LiveHub;
   /** REST, files, docs and probes. */
   router: Hono;
   /** What the node:http server runs: `/graphql` straight to Yoga's own Node adapter, the rest to the router. */
@@ -70,9 +75,11 @@ const isGraphQL = (url: string) => url === graphqlPath || url.startsWith(`${grap
 /** The gateway's HTTP application, built apart from listening so tests can call `request`. */
 export function createApp(options: { schema: GraphQLSchema; config: Config }): Gateway {
   const { schema, config } = options;
+  // Each instance listens for committed changes on its own, and fans them out to its subscribers.
+  const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey);
   const yoga = createYoga<{}, Context>({
     schema,
-    context: createContext,
+    context: contextFactory(live),
     graphqlEndpoint: graphqlPath,
     // Streamed bodies without a length stop at the larger limit; bodyLimits() refines by kind.
     maxRequestBodySize: uploadBodyBytes(config.maxUploadBytes),
@@ -98,7 +105,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   app.get('/ready', async (c) =>
     (await databaseAnswers()) ? c.json({ status: 'ready' }) : c.json({ status: 'unavailable' }, 503),
   );
-  useFileStore(new FileStore(config.filesDir, config.maxUploadBytes));
+  useFileStore(config.fileStore === 'database' ? new DatabaseFileStore(config.maxUploadBytes) : new DirectoryFileStore(config.filesDir, config.maxUploadBytes));
   app.route(filesPath, fileRoutes());
   if (config.graphiql) app.route(GRAPHIQL_ASSETS_PATH, graphiqlAssets());
   // The legacy REST v1 routes, /api/openapi.json and /docs, all running through `yoga`.
@@ -117,6 +124,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   const routerListener = getRequestListener(app.fetch);
   return {
     yoga,
+    live,
     router: app,
     listener: (request, response) => void (isGraphQL(request.url ?? '/') ? yoga(request, response) : routerListener(request, response)),
     request: async (path, init) => (isGraphQL(path) ? yoga.fetch(new URL(path, 'http://localhost'), init ?? {}) : app.request(path, init)),

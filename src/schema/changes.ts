@@ -4,6 +4,8 @@ import { delegateOf } from '../db/delegate.js';
 import { prisma, type Prisma } from '../db/index.js';
 import type { ActionMethod } from '../generated/prisma/enums.js';
 import type { Context } from './context.js';
+import type { EventKind } from '../live/events.js';
+import { publishChanges } from '../live/publish.js';
 import { forbidden, notFound } from './errors.js';
 
 export type Transaction = Parameters<Parameters<Prisma['$transaction']>[0]>[0];
@@ -41,26 +43,32 @@ export interface Change {
   entityType: string;
   /** The organization the change belongs to; a function of the written row when the change creates that organization. */
   organizationId: number | null | ((row: { id: number }) => number | null);
+  /** What subscribers are told, when more than the method says (a reorder, an archiving). */
+  event?: EventKind;
 }
 
 /**
  * Runs a change in one transaction with its action log entries (one per row the work returns), so
- * the log never tells of a change that did not happen, nor misses one that did.
+ * the log never tells of a change that did not happen, nor misses one that did; subscribers hear of
+ * it from the same transaction, so only once it commits.
  */
 export function recordChange<T extends { id: number } | { id: number }[]>(ctx: Context, change: Change, work: (tx: Transaction) => Promise<T>): Promise<T> {
   return prisma().$transaction(async (tx) => {
     const written = await work(tx);
     const rows: { id: number }[] = Array.isArray(written) ? written : [written];
     const organizationOf = (row: { id: number }) => (typeof change.organizationId === 'function' ? change.organizationId(row) : change.organizationId);
+    // Rows keep what the work read with them (a deleted row's board), for the subscribers.
+    const logged = rows.map((row) => ({ ...row, organizationId: organizationOf(row) }));
     await tx.userActionLog.createMany({
-      data: rows.map((row) => ({
+      data: logged.map((row) => ({
         userId: ctx.principal.userId,
-        organizationId: organizationOf(row),
+        organizationId: row.organizationId,
         method: change.method,
         entityType: change.entityType,
         entityId: row.id,
       })),
     });
+    await publishChanges(tx, change, logged);
     return written;
   });
 }

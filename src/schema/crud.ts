@@ -1,6 +1,7 @@
 import type { Action } from '../auth/roles.js';
 import type { OrganizationScopedModel } from '../auth/tenancy.js';
 import { delegateOf } from '../db/delegate.js';
+import { boardSelect, isOnBoard } from '../live/board-of.js';
 import { prisma } from '../db/index.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import { builder } from './builder.js';
@@ -223,7 +224,8 @@ export function defineCrudMutations(spec: CrudSpec): void {
           authorize(ctx, spec.action, row.organizationId);
           await recordChange(ctx, { method: 'DELETE', entityType: typeName, organizationId: row.organizationId }, async (tx) => {
             await spec.beforeDelete?.(tx, rowId);
-            return delegateOf(tx, model).delete({ where: { id: rowId }, select: { id: true } });
+            // The board is read before the row goes, so subscribers of that board hear of it.
+            return delegateOf(tx, model).delete({ where: { id: rowId }, select: { id: true, ...(isOnBoard(model) ? boardSelect(model) : {}) } });
           });
           return { rowId };
         },
@@ -262,7 +264,7 @@ export function defineReorderMutation(spec: ReorderSpec): void {
         const parent = await findForChange(ctx, spec.parentModel, parentId, spec.parentModel);
         authorize(ctx, spec.action, parent.organizationId);
         const rows = delegateOf(prisma(), spec.model);
-        await recordChange(ctx, { method: 'UPDATE', entityType: spec.parentModel, organizationId: parent.organizationId }, async (tx) => {
+        await recordChange(ctx, { method: 'UPDATE', entityType: spec.parentModel, organizationId: parent.organizationId, event: 'REORDERED' }, async (tx) => {
           // Read inside the transaction, so a child added meanwhile cannot slip past the check.
           const children = (await delegateOf(tx, spec.model).findMany({ where: { [spec.parentField]: parentId }, select: { id: true } })) as { id: number }[];
           const expected = new Set(children.map((child) => child.id));

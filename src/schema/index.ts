@@ -15,5 +15,6 @@ import './object-repository.js';
 import './libraries/index.js';
 import './files-upload.js';
 import './import-export/index.js';
+import './subscriptions.js';
 
 export const schema = builder.toSchema();

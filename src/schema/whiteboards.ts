@@ -83,7 +83,7 @@ for (const [name, inTheArchive] of [['archiveWhiteboard', true], ['unarchiveWhit
       resolve: async (_root, { input }, ctx) => {
         const board = await findForChange(ctx, 'Whiteboard', targetRowId(input, 'Whiteboard'), 'Whiteboard');
         authorize(ctx, 'archive', board.organizationId);
-        const change = { method: 'UPDATE', entityType: 'Whiteboard', organizationId: board.organizationId } as const;
+        const change = { method: 'UPDATE', entityType: 'Whiteboard', organizationId: board.organizationId, event: inTheArchive ? 'ARCHIVED' : 'UNARCHIVED' } as const;
         await recordChange(ctx, change, (tx) => tx.whiteboard.update({ where: { id: board.id }, data: { inTheArchive } }));
         return { whiteboardId: board.id };
       },

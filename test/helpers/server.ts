@@ -2,7 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/index.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp, type Gateway } from '../../src/http/app.js';
+import { serveGraphQLOverWebSocket } from '../../src/live/websocket.js';
 import { schema } from '../../src/schema/index.js';
 import type { DemoKeys } from '../../src/db/seed/keys.js';
 import { openTestDatabase } from './database.js';
@@ -15,6 +16,7 @@ export interface GraphQLResponse<T = Record<string, any>> {
 
 export interface TestServer {
   url: string;
+  gateway: Gateway;
   database: Database;
   /** The demo roles' API keys. */
   keys: DemoKeys;
@@ -32,16 +34,33 @@ export interface TestServer {
 /** The statements of a request itself: a key's `last_used_at` bookkeeping runs off the request's path and may land in any window. */
 export const ofTheRequest = (statements: string[]) => statements.filter((sql) => !/^UPDATE\b.*"api_key"/.test(sql));
 
-/** The whole gateway on a real port over this test file's own seeded database. */
-export async function startTestServer(): Promise<TestServer> {
-  const { database, keys, drop } = await openTestDatabase();
-  const { listener } = createApp({ schema, config: loadConfig({}) });
-  const server: Server = createServer(listener);
+/** One gateway instance (HTTP and WebSocket) on a real port over the open database. */
+export async function startInstance(env: NodeJS.ProcessEnv = {}): Promise<{ url: string; gateway: Gateway; close(): Promise<void> }> {
+  const gateway = createApp({ schema, config: loadConfig(env) });
+  const server: Server = createServer(gateway.listener);
+  const closeWebSockets = serveGraphQLOverWebSocket(server, gateway);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    gateway,
+    async close() {
+      await closeWebSockets();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** The whole gateway on a real port over this test file's own seeded database. */
+export async function startTestServer(env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
+  const { database, keys, drop } = await openTestDatabase();
+  const instance = await startInstance(env);
+  const { url, gateway } = instance;
 
   return {
     url,
+    gateway,
     database,
     keys,
     async graphql(query, variables, key = keys.owner) {
@@ -67,7 +86,7 @@ export async function startTestServer(): Promise<TestServer> {
       }
     },
     async close() {
-      await new Promise((resolve) => server.close(resolve));
+      await instance.close();
       await drop();
     },
   };

@@ -8,7 +8,8 @@ import * as data from './data.js';
 import { demoKeyHolders, issueDemoKeys, type DemoKeys } from './keys.js';
 
 type Tx = Client.TransactionClient;
-type Delegate = Uncapitalize<Client.ModelName>;
+// The demo's file rows name no stored bytes, so file chunks are not demo data.
+type Delegate = Uncapitalize<Exclude<Client.ModelName, 'FileChunk'>>;
 
 const boards = data.whiteboards;
 const objects = boards.flatMap((b) => b.objects);

@@ -1,0 +1,30 @@
+/** The channel every instance LISTENs on; writes NOTIFY it inside their transaction, so only commits are heard. */
+export const LIVE_CHANNEL = 'live_events';
+
+/** What happened to a row, as subscribers see it. */
+export type EventKind = 'CREATED' | 'UPDATED' | 'DELETED' | 'REORDERED' | 'ARCHIVED' | 'UNARCHIVED';
+
+/**
+ * One change, by reference: the node is loaded at delivery with the subscriber's own access, so a
+ * notification stays far below PostgreSQL's 8,000-byte payload limit whatever the row holds.
+ */
+export interface LiveEvent {
+  kind: EventKind;
+  /** The GraphQL type of the changed row (`Slide`, `Whiteboard`, ...). */
+  type: string;
+  rowId: number;
+  organizationId: number | null;
+  /** The board the row is on; null for rows that are on no board. */
+  whiteboardId: number | null;
+}
+
+export const encodeEvent = (event: LiveEvent): string => JSON.stringify(event);
+
+export function decodeEvent(payload: string): LiveEvent | undefined {
+  try {
+    const event = JSON.parse(payload) as LiveEvent;
+    return typeof event?.type === 'string' && Number.isInteger(event.rowId) ? event : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * An async iterator fed by pushes: what a subscription's source stream is. `end` finishes it after
+ * what is queued; a consumer that stops early (the client went away) runs `onClose` once either way.
+ */
+export class EventQueue<T> implements AsyncIterableIterator<T> {
+  private readonly items: T[] = [];
+  private waiting: ((result: IteratorResult<T>) => void) | undefined;
+  private ended = false;
+
+  constructor(private readonly onClose: () => void) {}
+
+  push(item: T): void {
+    if (this.ended) return;
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = undefined;
+      resolve({ value: item, done: false });
+    } else this.items.push(item);
+  }
+
+  /** Ends the stream once the queued items are read. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.onClose();
+    if (this.waiting && this.items.length === 0) this.waiting({ value: undefined, done: true });
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.items.length > 0) return Promise.resolve({ value: this.items.shift()!, done: false });
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    this.items.length = 0;
+    this.end();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}

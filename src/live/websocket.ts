@@ -1,0 +1,57 @@
+import type { Server } from 'node:http';
+import type { ExecutionArgs } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { resolvePrincipal } from '../auth/principal.js';
+import type { Gateway } from '../http/app.js';
+
+const GRAPHQL_PATH = '/graphql';
+
+type Enveloped = ReturnType<Gateway['yoga']['getEnveloped']>;
+
+/** The key of a WebSocket client: its connection parameters (browsers cannot set headers on a WebSocket), else the upgrade request's header. */
+function apiKeyOf(params: Readonly<Record<string, unknown>> | undefined, headers: Record<string, string | string[] | undefined>): string | undefined {
+  const fromParams = params?.['X-API-KEY'] ?? params?.['x-api-key'];
+  if (typeof fromParams === 'string') return fromParams;
+  const header = headers['x-api-key'];
+  return typeof header === 'string' ? header : undefined;
+}
+
+/**
+ * Serves GraphQL over WebSocket (the graphql-transport-ws protocol of graphql-ws) on `server`'s
+ * /graphql, through the same Yoga (envelop) pipeline and context factory as HTTP, so keys, limits
+ * and subscriptions are the same. Answers a function that closes every socket.
+ */
+export function serveGraphQLOverWebSocket(server: Server, gateway: Pick<Gateway, 'yoga'>): () => Promise<void> {
+  const sockets = new WebSocketServer({ server, path: GRAPHQL_PATH });
+  useServer(
+    {
+      // A connection without a valid key is closed at once (4403 Forbidden).
+      onConnect: async (ctx) => (await resolvePrincipal(apiKeyOf(ctx.connectionParams, ctx.extra.request.headers))) !== null,
+      execute: (args) => (args.rootValue as Enveloped).execute(args),
+      subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
+      onSubscribe: async (ctx, _id, payload) => {
+        const key = apiKeyOf(ctx.connectionParams, ctx.extra.request.headers) ?? '';
+        const request = new Request(`http://localhost${GRAPHQL_PATH}`, { headers: { 'x-api-key': key } });
+        const enveloped = gateway.yoga.getEnveloped({ request, params: payload });
+        const document = enveloped.parse(payload.query);
+        const errors = enveloped.validate(enveloped.schema, document);
+        if (errors.length > 0) return errors;
+        const args: ExecutionArgs = {
+          schema: enveloped.schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue: await enveloped.contextFactory(),
+          rootValue: enveloped,
+        };
+        return args;
+      },
+    },
+    sockets,
+  );
+  return () => new Promise((resolve) => {
+    for (const socket of sockets.clients) socket.terminate();
+    sockets.close(() => resolve());
+  });
+}

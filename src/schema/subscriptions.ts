@@ -1,0 +1,81 @@
+import { GraphQLError } from 'graphql';
+import type { LiveEvent } from '../live/events.js';
+import { openStream, type Delivery } from '../live/stream.js';
+import { builder } from './builder.js';
+import { findForChange } from './changes.js';
+
+builder.subscriptionType({});
+
+const EventKind = builder.enumType('LiveEventKind', {
+  values: ['CREATED', 'UPDATED', 'DELETED', 'REORDERED', 'ARCHIVED', 'UNARCHIVED'] as const,
+});
+
+const eventFields = builder.interfaceRef<LiveEvent>('LiveEvent').implement({
+  description: 'A committed change, told to subscribers.',
+  fields: (t) => ({
+    kind: t.field({ type: EventKind, resolve: (event) => event.kind }),
+    type: t.exposeString('type', { description: 'GraphQL type of the changed node.' }),
+    rowId: t.exposeInt('rowId', { description: 'Row id of the changed node.' }),
+    whiteboardId: t.exposeInt('whiteboardId', { nullable: true, description: 'Row id of the board the node is on.' }),
+  }),
+});
+
+const nodeOf = (event: LiveEvent) => ({ type: event.type, id: event.rowId });
+
+/** An event that carries its node, loaded at delivery with the subscriber's own access (null if gone since). */
+const eventWithNode = (name: string, description: string) =>
+  builder.objectRef<LiveEvent>(name).implement({ description, interfaces: [eventFields], fields: (t) => ({ node: t.node({ id: nodeOf }) }) });
+
+const NodeChangedEvent = eventWithNode('NodeChangedEvent', 'A node was created or updated (kind CREATED or UPDATED).');
+const ChildrenReorderedEvent = eventWithNode('ChildrenReorderedEvent', "The children of a node (a data stream's slides or steps) were put in a new order; read them from `node`.");
+const WhiteboardArchiveEvent = eventWithNode('WhiteboardArchiveEvent', 'A board was archived (kind ARCHIVED) or brought back (UNARCHIVED).');
+
+const NodeDeletedEvent = builder.objectRef<LiveEvent>('NodeDeletedEvent').implement({
+  description: 'A node was deleted (with everything under it); `type` and `rowId` say which.',
+  interfaces: [eventFields],
+  fields: (t) => ({
+    deletedId: t.id({ description: 'Global id of the deleted node.', resolve: (event) => Buffer.from(`${event.type}:${event.rowId}`).toString('base64') }),
+  }),
+});
+
+const WhiteboardEvent = builder.unionType('WhiteboardEvent', {
+  types: [NodeChangedEvent, NodeDeletedEvent, ChildrenReorderedEvent, WhiteboardArchiveEvent],
+  resolveType: (event) =>
+    ({ CREATED: NodeChangedEvent, UPDATED: NodeChangedEvent, DELETED: NodeDeletedEvent, REORDERED: ChildrenReorderedEvent, ARCHIVED: WhiteboardArchiveEvent, UNARCHIVED: WhiteboardArchiveEvent })[event.kind],
+});
+
+/** The error that ends a stream is raised as the last result, so SSE and WebSocket clients both read it. */
+const eventOrError = (delivery: Delivery) => {
+  if (delivery instanceof GraphQLError) throw delivery;
+  return delivery;
+};
+
+builder.subscriptionField('whiteboardEvents', (t) =>
+  t.field({
+    type: WhiteboardEvent,
+    description: 'Every committed change on one board: the board itself, its data streams, slides, steps, objects, instances, attribute values, connections, relations and highlights.',
+    args: { whiteboardId: t.arg.int({ required: true }) },
+    subscribe: async (_root, { whiteboardId }, ctx) => {
+      const board = await findForChange(ctx, 'Whiteboard', whiteboardId, 'Whiteboard');
+      return openStream(ctx, {
+        organizationId: board.organizationId,
+        accepts: (event) => event.whiteboardId === whiteboardId,
+        isLast: (event) => event.type === 'Whiteboard' && event.kind === 'DELETED',
+      });
+    },
+    resolve: eventOrError,
+  }),
+);
+
+builder.subscriptionField('organizationWhiteboardEvents', (t) =>
+  t.field({
+    type: WhiteboardEvent,
+    description: 'Boards created, updated (renamed), archived, unarchived and deleted in one organization.',
+    args: { organizationId: t.arg.int({ required: true }) },
+    subscribe: async (_root, { organizationId }, ctx) => {
+      await findForChange(ctx, 'Organization', organizationId, 'Organization');
+      return openStream(ctx, { organizationId, accepts: (event) => event.type === 'Whiteboard' && event.organizationId === organizationId });
+    },
+    resolve: eventOrError,
+  }),
+);

@@ -1,0 +1,90 @@
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+
+export interface Subscription {
+  /** The next result the server sent, failing after `timeoutMs`. */
+  next(timeoutMs?: number): Promise<{ data?: any; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
+  /** Resolves when the server ended the stream. */
+  ended: Promise<void>;
+  close(): void;
+}
+
+/** Results arrive in order; `next` takes them one by one. */
+function resultQueue() {
+  const results: any[] = [];
+  const waiters: ((result: any) => void)[] = [];
+  let end!: () => void;
+  const ended = new Promise<void>((resolve) => (end = resolve));
+  return {
+    ended,
+    end,
+    push(result: any) {
+      const waiter = waiters.shift();
+      if (waiter) waiter(result);
+      else results.push(result);
+    },
+    next(timeoutMs = 2_000): Promise<any> {
+      if (results.length > 0) return Promise.resolve(results.shift());
+      return new Promise((resolve, reject) => {
+        const waiter = (result: any) => {
+          clearTimeout(timer);
+          resolve(result);
+        };
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          reject(new Error(`no event within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.push(waiter);
+      });
+    },
+  };
+}
+
+/** Subscribes over Server-Sent Events with a plain fetch; resolves once the server answered `text/event-stream`. */
+export async function subscribeSse(url: string, key: string, query: string, variables: Record<string, unknown> = {}): Promise<Subscription & { response: Response }> {
+  const abort = new AbortController();
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': key },
+    body: JSON.stringify({ query, variables }),
+    signal: abort.signal,
+  });
+  const queue = resultQueue();
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const message = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = message.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim()).join('\n');
+          if (/^event: *next/m.test(message) && data) queue.push(JSON.parse(data));
+        }
+      }
+    } catch {
+      // Aborted by close().
+    }
+    queue.end();
+  })();
+  return { response, next: queue.next, ended: queue.ended, close: () => abort.abort() };
+}
+
+/** Subscribes over WebSocket with the graphql-ws client, the key in the connection parameters. */
+export function subscribeWs(url: string, key: string, query: string, variables: Record<string, unknown> = {}): Subscription {
+  const client = createClient({ url: `${url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'X-API-KEY': key }, retryAttempts: 0 });
+  const queue = resultQueue();
+  client.subscribe({ query, variables }, { next: queue.push, error: (error) => (queue.push({ errors: [{ message: String(error) }] }), queue.end()), complete: queue.end });
+  return { next: queue.next, ended: queue.ended, close: () => void client.dispose() };
+}
+
+/** Waits until `check` holds (a subscription registered, say). */
+export async function until(check: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
