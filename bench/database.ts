@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { onCleanup } from './cleanup.js';
+import { isAlive } from '../src/db/data-dir-lock.js';
 
 export interface BenchDatabase {
   name: string;
@@ -16,15 +17,6 @@ async function leftovers(admin: pg.Client): Promise<string[]> {
        AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
   );
   return rows.map((row) => row.datname).filter((name) => !isAlive(Number(name.split('_')[2])));
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Creates an empty database of its own on the admin URL's server; it is dropped by the cleanup. */

@@ -1,31 +1,26 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startInstance } from './helpers/server.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/index.js';
 import { seedDemo } from '../src/db/seed/index.js';
 import type { DemoKeys } from '../src/db/seed/keys.js';
-import { createApp } from '../src/http/app.js';
-import { schema } from '../src/schema/index.js';
 
 // The embedded database closed under a running gateway (as at shutdown): the caller's key is still
 // cached, so the requests get past the key and fail in the resolvers and read plans themselves.
 
 let database: Database;
 let keys: DemoKeys;
-let server: Server;
+let instance: Awaited<ReturnType<typeof startInstance>>;
 let url: string;
 
 beforeAll(async () => {
   database = await openDatabase({});
   keys = await seedDemo(database.prisma);
-  server = createServer(createApp({ schema, config: loadConfig({}) }).listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  instance = await startInstance();
+  url = instance.url;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await instance?.close();
   await database?.prisma.$disconnect();
 });
 

@@ -1,12 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startInstance } from './helpers/server.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/index.js';
 import { seedDemo } from '../src/db/seed/index.js';
 import type { DemoKeys } from '../src/db/seed/keys.js';
-import { createApp } from '../src/http/app.js';
-import { schema } from '../src/schema/index.js';
 import { createPrivateCluster, type PrivateCluster } from './helpers/private-postgres.js';
 
 // A real PostgreSQL stopped and started under a running gateway: a cluster of this file's own,
@@ -15,7 +11,7 @@ import { createPrivateCluster, type PrivateCluster } from './helpers/private-pos
 let cluster: PrivateCluster;
 let database: Database;
 let keys: DemoKeys;
-let server: Server;
+let instance: Awaited<ReturnType<typeof startInstance>>;
 let url: string;
 
 beforeAll(async () => {
@@ -23,13 +19,12 @@ beforeAll(async () => {
   await cluster.start();
   database = await openDatabase({ databaseUrl: cluster.url, poolSize: 4 });
   keys = await seedDemo(database.prisma);
-  server = createServer(createApp({ schema, config: loadConfig({}) }).listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  instance = await startInstance();
+  url = instance.url;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await instance?.close();
   await database?.close();
   await cluster?.remove();
 });

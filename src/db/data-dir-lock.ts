@@ -17,7 +17,8 @@ export interface DataDirLock {
   release(): void;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid runs (a lock's holder, a bench run's owner). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
