@@ -69,3 +69,8 @@ export function tenancyWhere(model: ModelName, principal: Principal): Record<str
   if (model === 'User') return { OR: [{ id: principal.userId }, { memberships: { some: { organizationId: inOrganizations } } }] };
   return nest(organizationPaths[model], inOrganizations);
 }
+
+/** A Prisma `where` for rows by id (one, or `{ in: [...] }`) that the caller may see: a row of another organization is no row at all. */
+export function visibleRowsWhere<Id extends number | { in: number[] }>(model: ModelName, principal: Principal, id: Id): { id: Id; AND: Record<string, unknown>[] } {
+  return { id, AND: [tenancyWhere(model, principal)] };
+}

@@ -1,4 +1,4 @@
-import { tenancyWhere, type ModelName } from '../auth/tenancy.js';
+import { tenancyWhere, visibleRowsWhere, type ModelName } from '../auth/tenancy.js';
 import { delegateOf } from '../db/delegate.js';
 import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
@@ -46,7 +46,7 @@ export function defineRootFields(spec: RootFieldsSpec): void {
     orderBy: orderToPrisma(args.orderBy),
     skip: offsetOf(args),
   });
-  const singleArgs = (args: { rowId: number }, ctx: Context): FindArgs => ({ where: { id: args.rowId, AND: [tenancyWhere(spec.model, ctx.principal)] } });
+  const singleArgs = (args: { rowId: number }, ctx: Context): FindArgs => ({ where: visibleRowsWhere(spec.model, ctx.principal, args.rowId) });
 
   builder.queryField(spec.list, (t) =>
     t.prismaConnection({
@@ -74,7 +74,8 @@ export function defineRootFields(spec: RootFieldsSpec): void {
       description: `One ${typeName} by its database id; null when there is none.`,
       args: { rowId: t.arg.int({ required: true }) },
       extensions: readPlan({ root: 'single', model: spec.model, findArgs: singleArgs }),
-      resolve: (query, _parent, args, ctx) => rows().findUnique({ ...query, where: singleArgs(args, ctx).where as never }) as never,
+      // Through the request's loader: aliased lookups of one selection share a statement.
+      resolve: (query, _parent, args, ctx) => ctx.loaders.row(spec.model, query, args.rowId) as never,
     }),
   );
 }
