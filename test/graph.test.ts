@@ -86,13 +86,13 @@ describe('the read graph', () => {
   });
 
   it('answers null for ids that match no row', async () => {
-    const missing = Buffer.from('Whiteboard:999999').toString('base64');
+    const [missing, variant, unknown] = ['Whiteboard:999999', 'OrganizationInfo:1', 'Nothing:1'].map((id) => Buffer.from(id).toString('base64'));
     const { data, errors } = await server.graphql(
-      `query($id: ID!) { whiteboard(rowId: 999999) { id } slide(rowId: 999999) { id } node(id: $id) { id } }`,
-      { id: missing },
+      `query($id: ID!, $ids: [ID!]!) { whiteboard(rowId: 999999) { id } slide(rowId: 999999) { id } node(id: $id) { id } nodes(ids: $ids) { id } }`,
+      { id: missing, ids: [variant, unknown] },
     );
     expect(errors).toBeUndefined();
-    expect(data).toEqual({ whiteboard: null, slide: null, node: null });
+    expect(data).toEqual({ whiteboard: null, slide: null, node: null, nodes: [null, null] });
   });
 });
 

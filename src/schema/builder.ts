@@ -8,7 +8,7 @@ import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { Context } from './context.js';
 import { badUserInput, forbidden } from './errors.js';
-import { decodeGlobalId } from './global-id.js';
+import { decodeGlobalId, loadNodes } from './global-id.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -49,6 +49,8 @@ export const builder = new SchemaBuilder<{
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
     decodeGlobalID: decodeGlobalId,
+    nodeQueryOptions: { resolve: (_root, args, ctx, info) => loadNodes(ctx, info, [args.id]).then(([node]) => node) },
+    nodesQueryOptions: { resolve: (_root, args, ctx, info) => loadNodes(ctx, info, args.ids) },
   },
 });
 

@@ -1,6 +1,10 @@
-import { tenancyWhere, type ModelName } from '../auth/tenancy.js';
+import { brandWithType } from '@pothos/core';
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import { isObjectType, type GraphQLResolveInfo } from 'graphql';
+import { visibleRowsWhere, type ModelName } from '../auth/tenancy.js';
 import type { Context } from './context.js';
 import { badUserInput } from './errors.js';
+import type { Selection } from './loaders.js';
 import { readPlan } from '../read-plans/extensions.js';
 
 // Relay's default global id: base64 of "Type:rowId". A malformed one is the caller's error, not ours.
@@ -24,6 +28,35 @@ export function rowIdNode(model: ModelName) {
     id: { field: 'id' as const },
     extensions: readPlan({ globalIdField: 'id' }),
     nullable: true as const,
-    findUnique: (id: string, ctx: Context) => ({ id: Number(id), AND: [tenancyWhere(model, ctx.principal)] }),
+    findUnique: (id: string, ctx: Context) => visibleRowsWhere(model, ctx.principal, Number(id)),
   };
+}
+
+/**
+ * `node` and `nodes`: every id through the request's row loader with the selection Pothos plans for
+ * its type, so the ids of one type cost one statement and the relations beneath ride on it.
+ */
+export function loadNodes(ctx: Context, info: GraphQLResolveInfo, ids: readonly ({ typename: string; id: string } | null | undefined)[]): Promise<(object | null)[]> {
+  const selections = new Map<string, Promise<Selection>>();
+  const selectionOf = (typeName: string) => {
+    let selection = selections.get(typeName);
+    if (!selection) {
+      selection = Promise.resolve(queryFromInfo({ context: ctx, info, typeName, awaitSelections: true }));
+      selections.set(typeName, selection);
+    }
+    return selection;
+  };
+  return Promise.all(
+    ids.map(async (globalId) => {
+      const type = globalId && info.schema.getType(globalId.typename);
+      // Only a node type is found by id; any other type name (a variant of a model too) names no row.
+      const isNode = isObjectType(type) && type.getInterfaces().some((face) => face.name === 'Node');
+      const model = isNode ? (type.extensions.pothosPrismaModel as ModelName | undefined) : undefined;
+      if (!globalId || !model) return null;
+      const row = await ctx.loaders.row(model, await selectionOf(globalId.typename), Number(globalId.id));
+      // Node is an interface: the brand tells GraphQL which type the row is.
+      if (row) brandWithType(row, globalId.typename as never);
+      return row;
+    }),
+  );
 }

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { demo } from '../src/db/seed/index.js';
+import { ofTheRequest, postGraphQL, startInstance, startTestServer, type TestServer } from './helpers/server.js';
+
+// The same gateway twice over one database: with read plans (the server) and without (the executor).
+let server: TestServer;
+let executor: Awaited<ReturnType<typeof startInstance>>;
+let boards: { id: number; name: string }[];
+let streams: { id: number; name: string }[];
+let slides: { id: number; name: string }[];
+/** A board, a stream and a slide of Globex, where the demo owner is no member. */
+let foreign: { board: number; stream: number; slide: number };
+
+// 20 boards with a data stream of one slide each, in an organization of their own whose owner is the demo owner.
+beforeAll(async () => {
+  server = await startTestServer();
+  executor = await startInstance({ READ_PLANS: 'false' });
+  const prisma = server.database.prisma;
+  const author = await prisma.user.findUniqueOrThrow({ where: { email: demo.users.owner.email } });
+  const organization = await prisma.organization.create({ data: { name: 'Loader Ltd', members: { create: { userId: author.id, role: 'OWNER' } } } });
+  boards = await prisma.whiteboard.createManyAndReturn({ data: Array.from({ length: 20 }, (_, i) => ({ name: `Board ${i}`, authorId: author.id, organizationId: organization.id })) });
+  streams = await prisma.dataStream.createManyAndReturn({ data: boards.map((board, i) => ({ name: `Stream ${i}`, whiteboardId: board.id, authorId: author.id })) });
+  slides = await prisma.slide.createManyAndReturn({ data: streams.map((stream, i) => ({ name: `Slide ${i}`, order: 1, dataStreamId: stream.id, authorId: author.id })) });
+  const slide = await prisma.slide.findFirstOrThrow({ where: { dataStream: { whiteboard: { organization: { name: demo.organizations.globex.name } } } }, include: { dataStream: true } });
+  foreign = { board: slide.dataStream.whiteboardId, stream: slide.dataStreamId, slide: slide.id };
+});
+afterAll(async () => {
+  await executor?.close();
+  await server?.close();
+});
+
+const globalId = (type: string, rowId: number) => Buffer.from(`${type}:${rowId}`).toString('base64');
+
+/** The statements `query` costs on the gateway at `url`, the demo owner's key already looked up. */
+async function statementsOf(url: string, query: string, variables: Record<string, unknown> = {}) {
+  await postGraphQL(url, '{ __typename }', {}, server.keys.owner);
+  const { result, statements } = await server.countStatements(() => postGraphQL(url, query, variables, server.keys.owner));
+  expect(result.errors).toBeUndefined();
+  return { data: result.data!, statements: ofTheRequest(statements) };
+}
+
+const boardFields = 'rowId name author { email } dataStreams { edges { node { name } } }';
+
+/** Twenty lookups with the same selection, and one more of another organization's board; `extra` joins them. */
+const aliasedLookups = (extra = '') => `{
+  ${boards.map((board, i) => `b${i}: whiteboard(rowId: ${board.id}) { ${boardFields} }`).join('\n  ')}
+  foreign: whiteboard(rowId: ${foreign.board}) { ${boardFields} }
+  ${extra}
+}`;
+
+function expectBoards(data: Record<string, any>) {
+  boards.forEach((board, i) => expect(data[`b${i}`]).toEqual({ rowId: board.id, name: board.name, author: { email: demo.users.owner.email }, dataStreams: { edges: [{ node: { name: streams[i].name } }] } }));
+  expect(data.foreign).toBeNull();
+}
+
+it('answers 20 aliased root lookups with one statement, planned or through the resolvers', async () => {
+  for (const url of [server.url, executor.url]) {
+    const { data, statements } = await statementsOf(url, aliasedLookups());
+    expectBoards(data);
+    expect(statements).toHaveLength(1);
+  }
+});
+
+it('answers them with one statement through the resolvers when another field makes the operation unplannable', async () => {
+  const { data, statements } = await statementsOf(server.url, aliasedLookups('me { rowId }'));
+  expectBoards(data);
+  // One for the boards, one for `me`.
+  expect(statements).toHaveLength(2);
+});
+
+const nodesQuery = /* GraphQL */ `
+  query Nodes($ids: [ID!]!) {
+    nodes(ids: $ids) {
+      __typename
+      ... on Whiteboard { name author { email } }
+      ... on DataStream { name whiteboard { name } }
+      ... on Slide { name order dataStream { name } }
+    }
+  }
+`;
+
+it('answers nodes over 50 ids of three types with one statement per type, and null for another organization', async () => {
+  const ids = [
+    ...boards.map((board) => globalId('Whiteboard', board.id)),
+    ...streams.map((stream) => globalId('DataStream', stream.id)),
+    ...slides.slice(0, 10).map((slide) => globalId('Slide', slide.id)),
+    globalId('Whiteboard', foreign.board),
+    globalId('DataStream', foreign.stream),
+    globalId('Slide', foreign.slide),
+  ];
+  // `nodes` has a resolver of its own, so the read planner leaves it to the resolvers either way.
+  for (const url of [server.url, executor.url]) {
+    const { data, statements } = await statementsOf(url, nodesQuery, { ids });
+    expect(data.nodes).toEqual([
+      ...boards.map((board) => ({ __typename: 'Whiteboard', name: board.name, author: { email: demo.users.owner.email } })),
+      ...streams.map((stream, i) => ({ __typename: 'DataStream', name: stream.name, whiteboard: { name: boards[i].name } })),
+      ...slides.slice(0, 10).map((slide, i) => ({ __typename: 'Slide', name: slide.name, order: 1, dataStream: { name: streams[i].name } })),
+      null,
+      null,
+      null,
+    ]);
+    expect(statements).toHaveLength(3);
+  }
+});
