@@ -114,4 +114,14 @@ describe('argument values PostgreSQL would refuse', () => {
     expect(error.extensions?.code).toBe('BAD_USER_INPUT');
     expect(error.message).toBe(`"${'z'.repeat(100)}…" is not a valid global id`);
   });
+
+  it('refuses a global id whose row id is beyond int4, in node and nodes alike', async () => {
+    const tooLarge = Buffer.from('Whiteboard:9999999999').toString('base64');
+    const lookups = await server.graphql(`{ node(id: "${tooLarge}") { id } }`);
+    expect(code(lookups)).toEqual(['BAD_USER_INPUT', 'id']);
+    const many = await server.graphql(`{ nodes(ids: ["${tooLarge}"]) { id } }`);
+    expect(code(many)).toEqual(['BAD_USER_INPUT', 'id']);
+    const largest = Buffer.from('Whiteboard:2147483647').toString('base64');
+    expect((await server.graphql(`{ node(id: "${largest}") { id } }`)).data).toEqual({ node: null });
+  });
 });

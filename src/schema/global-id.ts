@@ -7,13 +7,16 @@ import { badUserInput } from './errors.js';
 import type { Selection } from './loaders.js';
 import { readPlan } from '../read-plans/extensions.js';
 
+// Row ids are PostgreSQL int4: a larger one would fail in the database, so it is refused with the malformed ones.
+const MAX_ROW_ID = 2_147_483_647;
+
 // Relay's default global id: base64 of "Type:rowId". A malformed one is the caller's error, not ours.
 export function decodeGlobalId(globalId: string): { typename: string; id: string } {
   const decoded = Buffer.from(globalId, 'base64').toString('utf8');
   const separator = decoded.indexOf(':');
   const typename = decoded.slice(0, separator);
   const id = decoded.slice(separator + 1);
-  if (separator <= 0 || !/^[A-Za-z_]\w*$/.test(typename) || !/^\d{1,10}$/.test(id)) {
+  if (separator <= 0 || !/^[A-Za-z_]\w*$/.test(typename) || !/^\d{1,10}$/.test(id) || Number(id) > MAX_ROW_ID) {
     throw badUserInput(`"${globalId}" is not a valid global id`, 'id');
   }
   return { typename, id };
