@@ -107,6 +107,17 @@ describe('subscriptions', () => {
     expect(Date.now() - revokedAt).toBeLessThan(1_000);
   });
 
+  it("ends an expiring key's stream within a second of its expiry, with no event to carry the news", async () => {
+    const expiresAt = new Date(Date.now() + 1_500);
+    const created = (await server.graphql(`mutation($at: DateTime!) { createApiKey(input: { name: "brief", permission: READ_ONLY, expiresAt: $at }) { secret } }`, { at: expiresAt.toISOString() })).data!.createApiKey;
+    const events = await subscribeSse(server.url, created.secret, boardEvents, { id: board.rowId });
+    const last = await events.next(3_000);
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt.getTime());
+    expect(Date.now() - expiresAt.getTime()).toBeLessThan(1_000);
+    expect(last.errors?.[0]).toMatchObject({ message: expect.stringMatching(/expired/), extensions: { code: 'UNAUTHENTICATED' } });
+    await events.ended;
+  });
+
   it('ends the stream of a member removed from the organization with FORBIDDEN', async () => {
     const viewer = (await server.graphql('{ me { rowId } }', {}, server.keys.viewer)).data!.me;
     const membership = await server.database.prisma.userOrganization.findFirstOrThrow({ where: { userId: viewer.rowId, organizationId: board.organizationId } });
