@@ -96,6 +96,14 @@ describe('subscriptions', () => {
     for (const subscription of [...open, again]) subscription.close();
   });
 
+  it('refuses a WebSocket connection without a valid key, closing it with 4403 and a reason that says why', async () => {
+    for (const key of ['not-a-key', '']) {
+      const events = subscribeWs(server.url, key, boardEvents, { id: board.rowId });
+      expect((await events.next()).errors?.[0].message).toMatch(/^4403 Forbidden: the API key .* is missing, unknown, revoked or expired$/);
+      await events.ended;
+    }
+  });
+
   it("ends a revoked key's stream within a second with a final error", async () => {
     const created = (await server.graphql(`mutation { createApiKey(input: { name: "live", permission: READ_ONLY }) { secret apiKey { id } } }`)).data!.createApiKey;
     const events = subscribeWs(server.url, created.secret, boardEvents, { id: board.rowId });
