@@ -34,6 +34,16 @@ export interface TestServer {
 /** The statements of a request itself: a key's `last_used_at` bookkeeping runs off the request's path and may land in any window. */
 export const ofTheRequest = (statements: string[]) => statements.filter((sql) => !/^UPDATE\b.*"api_key"/.test(sql));
 
+/** Sends a GraphQL operation to the gateway at `url` over HTTP, as a client would. */
+export async function sendGraphQL<T = Record<string, any>>(url: string, query: string, variables?: Record<string, unknown>, key?: string | null): Promise<GraphQLResponse<T>> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...(key ? { 'x-api-key': key } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, ...(await response.json()) };
+}
+
 /** One gateway instance (HTTP and WebSocket) on a real port over the open database. */
 export async function startInstance(env: NodeJS.ProcessEnv = {}): Promise<{ url: string; gateway: Gateway; close(): Promise<void> }> {
   const gateway = createApp({ schema, config: loadConfig(env) });
@@ -63,18 +73,7 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}): Promise<Test
     gateway,
     database,
     keys,
-    async graphql(query, variables, key = keys.owner) {
-      const response = await fetch(`${url}/graphql`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/graphql-response+json',
-          ...(key ? { 'x-api-key': key } : {}),
-        },
-        body: JSON.stringify({ query, variables }),
-      });
-      return { status: response.status, ...(await response.json()) };
-    },
+    graphql: (query, variables, key = keys.owner) => sendGraphQL(url, query, variables, key),
     async countStatements(work) {
       const statements: string[] = [];
       const listener = (sql: string) => statements.push(sql);
