@@ -6,6 +6,8 @@ export default defineConfig({
   resolve: { alias: { graphql: createRequire(import.meta.url).resolve('graphql') } },
   test: {
     include: ['test/**/*.test.ts'],
+    // `dist/` for the suites that start `npm start`'s server as a process.
+    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 120_000,

@@ -1,3 +1,5 @@
+import type { LiveSettings } from './live.js';
+
 /** Settings of `npm run bench`, from the environment; BENCHMARKS.md lists them. */
 export interface BenchConfig {
   /** Admin connection to the PostgreSQL server the bench database is created on. @default postgresql://postgres@127.0.0.1:5432/test */
@@ -16,10 +18,12 @@ export interface BenchConfig {
   gatewayOnNode22: boolean;
   /** Sequential requests per case that count statements and check bodies. @default 20 */
   samples: number;
-  /** Only these case ids (comma separated), e.g. `a,b`. @default every case */
+  /** Only these case ids (comma separated), e.g. `a,b` or `live`. @default every case */
   cases: string[] | undefined;
   /** Start the gateway under `node --cpu-prof`, profiles written to this directory. @default off */
   profileDir: string | undefined;
+  /** The live case (subscriptions); its renames run for `duration` seconds. */
+  live: LiveSettings;
   /** Where the results table goes (between its markers; the rest of the file is kept). @default BENCHMARKS.md */
   output: string | undefined;
 }
@@ -35,12 +39,14 @@ function positive(name: string, fallback: number, zeroAllowed = false): number {
 export function loadBenchConfig(): BenchConfig {
   const output = process.env.BENCH_OUTPUT ?? 'BENCHMARKS.md';
   const gatewayNode = process.env.BENCH_GATEWAY_NODE || undefined;
+  const duration = positive('BENCH_DURATION', 10);
+  // 0 skips the warm-up: for a quick functional look, not for figures.
+  const warmup = positive('BENCH_WARMUP', 3, true);
   if (gatewayNode !== undefined && gatewayNode !== '22') throw new Error(`BENCH_GATEWAY_NODE can only be 22 (the peer's Node), got "${gatewayNode}"`);
   return {
     adminUrl: process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test',
-    duration: positive('BENCH_DURATION', 10),
-    // 0 skips the warm-up: for a quick functional look, not for figures.
-    warmup: positive('BENCH_WARMUP', 3, true),
+    duration,
+    warmup,
     connections: Math.round(positive('BENCH_CONNECTIONS', 32)),
     poolSize: Math.round(positive('DATABASE_POOL_SIZE', 10)),
     rounds: Math.round(positive('BENCH_ROUNDS', 3)),
@@ -48,6 +54,13 @@ export function loadBenchConfig(): BenchConfig {
     samples: Math.round(positive('BENCH_SAMPLES', 20)),
     cases: process.env.BENCH_CASES ? process.env.BENCH_CASES.split(',').map((id) => id.trim()) : undefined,
     profileDir: process.env.BENCH_PROFILE_DIR || undefined,
+    live: {
+      subscribers: Math.round(positive('BENCH_LIVE_SUBSCRIBERS', 500)),
+      perBoard: Math.round(positive('BENCH_LIVE_PER_BOARD', 10)),
+      rate: positive('BENCH_LIVE_RATE', 20),
+      seconds: duration,
+      warmup,
+    },
     // BENCH_OUTPUT=- prints only, so a quick trial run does not overwrite the recorded figures.
     output: output === '-' ? undefined : output,
   };

@@ -4,6 +4,7 @@ import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os'
 import type { BenchConfig } from './config.js';
 import type { Case } from './cases.js';
 import type { LoadReport } from './dataset.js';
+import type { LiveResult } from './live.js';
 import type { LoadResult } from './load.js';
 
 export interface Measured {
@@ -43,11 +44,13 @@ export interface RunReport {
   serverVersion: string;
   dataset: LoadReport;
   results: CaseResult[];
-  /** Peak resident memory over the whole run (VmHWM), bytes. */
+  /** The live case, when it ran. */
+  live?: LiveResult;
+  /** Peak resident memory over the whole run (VmHWM), bytes; the peer's when a request case ran. */
   gatewayPeakRss: number;
-  peerPeakRss: number;
+  peerPeakRss?: number;
   /** What each server runs on, e.g. `Node.js v20.20.2`, `PostGraphile 5.1.5 on Node.js v22.23.3`. */
-  runtimes: { gateway: string; peer: string };
+  runtimes: { gateway: string; peer?: string };
   invariance: { constant: boolean; text: string };
   auth: string;
 }
@@ -163,8 +166,16 @@ function targets(report: RunReport): string {
   }
   const paired = measured.filter(({ peer }) => peer);
   const p99 = paired.map(({ r, gateway, peer }) => `${r.case.id} ${fixed(gateway!.p99)} / ${fixed(peer!.p99)}`);
-  rows.push(`| p99 at ${report.config.connections} connections no worse than the peer's (gateway / peer, ms) | ${p99.join(', ')} | ${mark(paired.every(({ gateway, peer }) => gateway!.p99 <= peer!.p99))} |`);
-  rows.push(`| peak RSS at most 300 MB | ${mb(report.gatewayPeakRss)} (the peer: ${mb(report.peerPeakRss)}) | ${mark(report.gatewayPeakRss <= 300 * 2 ** 20)} |`);
+  if (paired.length) {
+    rows.push(`| p99 at ${report.config.connections} connections no worse than the peer's (gateway / peer, ms) | ${p99.join(', ')} | ${mark(paired.every(({ gateway, peer }) => gateway!.p99 <= peer!.p99))} |`);
+  }
+  const peerRss = report.peerPeakRss === undefined ? '' : ` (the peer: ${mb(report.peerPeakRss)})`;
+  rows.push(`| peak RSS at most 300 MB | ${mb(report.gatewayPeakRss)}${peerRss} | ${mark(report.gatewayPeakRss <= 300 * 2 ** 20)} |`);
+  const { live } = report;
+  if (live) {
+    const complete = live.delivered === live.expected && live.refused === 0;
+    rows.push(`| live: delivery p99 under 100 ms with ${live.settings.subscribers} subscribers, every event delivered | ${fixed(live.latency.p99, 1)} ms, ${live.delivered} of ${live.expected} | ${mark(live.latency.p99 < 100 && complete)} |`);
+  }
   const steady = measured.every(({ gateway }) => gateway!.statements.min === gateway!.statements.max);
   rows.push(`| statements per request constant | ${report.invariance.text}; each case's sample ${steady ? 'constant' : 'varies'} | ${mark(report.invariance.constant && steady)} |`);
   return rows.join('\n');
@@ -184,32 +195,36 @@ function revision(): string {
 function machine(report: RunReport): string {
   return [
     `- machine: ${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), ${mb(totalmem())} memory, Linux ${release()}`,
-    `- gateway on ${report.runtimes.gateway}; peer: ${report.runtimes.peer}; the bench and the floor on Node.js ${process.version}; ${report.serverVersion} on the same machine (loopback)`,
+    `- gateway on ${report.runtimes.gateway}; peer: ${report.runtimes.peer ?? 'not run'}; the bench and the floor on Node.js ${process.version}; ${report.serverVersion} on the same machine (loopback)`,
     `- date: ${report.date.toISOString().slice(0, 16).replace('T', ' ')} UTC; commit ${revision()}; load average at the end ${loadavg().map((n) => n.toFixed(1)).join(' ')}`,
   ].join('\n');
 }
 
-function command(config: BenchConfig): string {
+function command(config: BenchConfig, requestCases: boolean): string {
   const settings = Object.entries(process.env)
     .filter(([name]) => name.startsWith('BENCH_') || name === 'DATABASE_URL' || name === 'DATABASE_POOL_SIZE')
     // A password in DATABASE_URL must not end up in a committed file.
     .map(([name, value]) => `${name}=${value?.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')} `)
     .join('');
+  if (!requestCases) return `\`${settings}npm run bench\``;
   return `\`${settings}npm run bench\` - per case the floor once, then gateway and peer in turn, ${roundCount(config.rounds)}; each ${config.duration} s measured after ${config.warmup} s of warm-up, ${config.connections} connections, pools of ${config.poolSize}, ${config.samples} sampled requests per case`;
 }
 
-/** The generated section of BENCHMARKS.md (between its markers) and of the console output. */
-export function renderResults(report: RunReport): string {
-  const { dataset } = report;
-  const rows = Object.entries(dataset.rows).map(([table, count]) => `${table} ${count}`).join(', ');
-  const notes = report.results.flatMap((r) => r.notes.map((note) => `- ${r.case.id}: ${note}`));
+function liveSection(live: LiveResult): string {
+  const { subscribers, perBoard, rate, seconds } = live.settings;
+  return [
+    `Live: ${subscribers} Server-Sent Events subscriptions to \`whiteboardEvents\` (${perBoard} per board on ${live.boards} boards, each with its organization owner's key) held on the gateway while ${rate} board renames per second ran for ${seconds} s.`,
+    `Delivery latency, from a rename's answer (it commits before answering) to the first event that shows its name at a subscriber: p50 ${fixed(live.latency.p50, 1)} ms, p99 ${fixed(live.latency.p99, 1)} ms, max ${fixed(live.latency.max, 1)} ms (negative: the event came before the answer);`,
+    `from the moment the rename was sent, its own time included: p50 ${fixed(live.sinceSent.p50, 1)} ms, p99 ${fixed(live.sinceSent.p99, 1)} ms;`,
+    `${live.delivered} of ${live.expected} events delivered (warm-up included), ${live.refused} subscriptions refused or ended; the renames answered in p50 ${fixed(live.mutation.p50, 1)} ms, p99 ${fixed(live.mutation.p99, 1)} ms.`,
+    `Gateway RSS ${mb(live.rss.before)} before the subscriptions opened, ${mb(live.rss.peak)} at the peak of the case.`,
+  ].join(' ');
+}
+
+/** The request cases' table with its legend and the answer check. */
+function requestSection(report: RunReport): string[] {
   const checked = report.results.filter((r) => r.checked.length).map((r) => `${r.case.id} ${r.checked.join(' and ')}`);
   return [
-    machine(report),
-    `- command: ${command(report.config)}`,
-    `- data set: loaded in ${fixed(dataset.seconds, 1)} s - ${rows}`,
-    `- authentication: ${report.auth}`,
-    '',
     table(report.results),
     '',
     [
@@ -224,6 +239,22 @@ export function renderResults(report: RunReport): string {
     '',
     `Answers checked before the load, ${report.config.samples} requests per case, equal to the gateway's (the floor's JSON exactly, the peer's values in order): ${checked.length ? checked.join('; ') : 'none'}.`,
     '',
+  ];
+}
+
+/** The generated section of BENCHMARKS.md (between its markers) and of the console output. */
+export function renderResults(report: RunReport): string {
+  const { dataset } = report;
+  const rows = Object.entries(dataset.rows).map(([table, count]) => `${table} ${count}`).join(', ');
+  const notes = report.results.flatMap((r) => r.notes.map((note) => `- ${r.case.id}: ${note}`));
+  return [
+    machine(report),
+    `- command: ${command(report.config, report.results.length > 0)}`,
+    `- data set: loaded in ${fixed(dataset.seconds, 1)} s - ${rows}`,
+    `- authentication: ${report.auth}`,
+    '',
+    ...(report.results.length ? requestSection(report) : []),
+    ...(report.live ? [liveSection(report.live), ''] : []),
     targets(report),
     '',
     ...(notes.length ? ['Notes of this run:', '', ...notes] : []),

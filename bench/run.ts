@@ -13,6 +13,7 @@ import { OwnProcesses, waitForQuiet, watchCost, watchCpu } from './cpu.js';
 import { createBenchDatabase } from './database.js';
 import { loadDataset, size } from './dataset.js';
 import { issueKeys } from './keys.js';
+import { measureLive, type LiveResult } from './live.js';
 import { runLoad, type LoadSource } from './load.js';
 import { installPeer, nodeVersion, peerNodeOnPath, peerRuntime, startPeer } from './peer-setup.js';
 import { renderResults, writeResults, type CaseResult, type Measured } from './report.js';
@@ -117,7 +118,10 @@ async function main(): Promise<void> {
     void cleanup().finally(() => process.exit(1));
   }, budget * 1000).unref();
 
-  installPeer(log);
+  const selected = (id: string) => !config.cases || config.cases.includes(id);
+  // Only the request cases need the peer and the floor.
+  const requestCases = !config.cases || config.cases.some((id) => id !== 'live');
+  if (requestCases) installPeer(log);
   const database = await createBenchDatabase(config.adminUrl);
   log(`database ${database.name} (${database.serverVersion})`);
   await (await openDatabase({ databaseUrl: database.url, poolSize: 2 })).close(); // migrates it
@@ -129,30 +133,45 @@ async function main(): Promise<void> {
   // `node` of PATH - or on the peer's Node 22 with BENCH_GATEWAY_NODE=22.
   execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
   const env = { DATABASE_URL: database.url, DATABASE_POOL_SIZE: String(config.poolSize) };
+  // The live case's subscribers share the 20 keys.
+  const liveEnv = { MAX_SUBSCRIPTIONS_PER_KEY: String(config.live.subscribers) };
   const gatewayPath = config.gatewayOnNode22 ? peerNodeOnPath() : {};
   // The probe and the profiler come in through NODE_OPTIONS, so the start script runs unchanged.
   const nodeOptions = ['--import ./bench/statement-probe.mjs', ...(config.profileDir ? [`--cpu-prof --cpu-prof-dir=${config.profileDir}`] : [])];
   const gateway = await startServer({
     name: 'gateway',
     command: ['sh', '-c', startScript()],
-    env: { ...env, ...gatewayPath, NODE_ENV: 'production', NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...nodeOptions].join(' ').trim() },
+    env: { ...env, ...liveEnv, ...gatewayPath, NODE_ENV: 'production', NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...nodeOptions].join(' ').trim() },
     readyPath: '/ready',
   });
-  const peer = await startPeer(env);
-  const floor = await startServer({ name: 'floor', command: [process.execPath, '--import', 'tsx', 'bench/floor-server.ts'], env, readyPath: '/health' });
-  const runtimes = { gateway: `Node.js ${nodeVersion(gatewayPath)}`, peer: peerRuntime() };
-  log(`gateway ${gateway.url} (pid ${gateway.pid}, ${runtimes.gateway}), peer ${peer.url} (pid ${peer.pid}, ${runtimes.peer}), floor ${floor.url} (pid ${floor.pid})`);
+  const runtimes = { gateway: `Node.js ${nodeVersion(gatewayPath)}`, peer: requestCases ? peerRuntime() : undefined };
+  log(`gateway ${gateway.url} (pid ${gateway.pid}, ${runtimes.gateway})`);
 
-  const all = await buildCases(gateway.url, keys);
-  // The mutation goes last: archived boards would change what the read cases return.
-  const cases = all.filter((c) => !config.cases || config.cases.includes(c.id)).sort((x, y) => Number(x.kind === 'mutation') - Number(y.kind === 'mutation'));
   const results: CaseResult[] = [];
-  const own = new OwnProcesses(config.adminUrl, database.name, () => [gateway.pid, peer.pid, floor.pid]);
-  for (const entry of cases) results.push(await runCase(entry, { gateway, peer, floor }, own));
+  let peerPeakRss: number | undefined;
+  if (requestCases) {
+    const peer = await startPeer(env);
+    const floor = await startServer({ name: 'floor', command: [process.execPath, '--import', 'tsx', 'bench/floor-server.ts'], env, readyPath: '/health' });
+    log(`peer ${peer.url} (pid ${peer.pid}, ${runtimes.peer}), floor ${floor.url} (pid ${floor.pid})`);
+    const all = await buildCases(gateway.url, keys);
+    // The mutation goes last: archived boards would change what the read cases return.
+    const cases = all.filter((c) => selected(c.id)).sort((x, y) => Number(x.kind === 'mutation') - Number(y.kind === 'mutation'));
+    const own = new OwnProcesses(config.adminUrl, database.name, () => [gateway.pid, peer.pid, floor.pid]);
+    for (const entry of cases) results.push(await runCase(entry, { gateway, peer, floor }, own));
+    await peer.stop();
+    await floor.stop();
+    peerPeakRss = peer.peakRss();
+  }
+  // Last: its renames would change what the read cases return.
+  let live: LiveResult | undefined;
+  if (selected('live')) {
+    const { subscribers, perBoard, rate, seconds } = config.live;
+    log(`live: ${subscribers} SSE subscribers, ${perBoard} per board, ${rate} renames/s for ${seconds} s`);
+    live = await measureLive(gateway, keys, config.live);
+    log(`live: delivered ${live.delivered} of ${live.expected}, p50 ${live.latency.p50.toFixed(1)} ms, p99 ${live.latency.p99.toFixed(1)} ms`);
+  }
   const invariance = await statementInvariance(gateway, keys);
   await gateway.stop();
-  await peer.stop();
-  await floor.stop();
 
   const text = renderResults({
     config,
@@ -160,8 +179,9 @@ async function main(): Promise<void> {
     serverVersion: database.serverVersion,
     dataset,
     results,
+    live,
     gatewayPeakRss: gateway.peakRss(),
-    peerPeakRss: peer.peakRss(),
+    peerPeakRss,
     runtimes,
     invariance,
     auth: keys.note,

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockPath } from '../src/db/data-dir-lock.js';
 import { demo } from '../src/db/seed/index.js';
-import { buildServer, runScript, startServer, type ServerProcess } from './helpers/processes.js';
+import { runScript, startServer, type ServerProcess } from './helpers/processes.js';
 
 const demoKey = 'wbg_data_dir_test_key';
 const owner = demo.users.owner.email;
@@ -51,7 +51,6 @@ async function restart(): Promise<void> {
 }
 
 beforeAll(async () => {
-  buildServer();
   server = startServer(serverEnv);
   await server.url;
 });

@@ -2,8 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useFileStore } from '../src/files/store.js';
-import { DirectoryFileStore } from '../src/files/directory-store.js';
+import { uploadFile } from './helpers/files.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -11,10 +10,9 @@ let directory: string;
 const MAX_BYTES = 4096;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  // The app made a store from the default configuration; this file's uploads go to a directory of its own.
+  // This file's uploads go to a directory of its own: the store of FILE_STORE=directory.
   directory = await mkdtemp(join(tmpdir(), 'files-test-'));
-  useFileStore(new DirectoryFileStore(directory, MAX_BYTES));
+  server = await startTestServer({ FILE_STORE: 'directory', FILES_DIR: directory, MAX_UPLOAD_BYTES: String(MAX_BYTES) });
 });
 afterAll(async () => {
   await server?.close();
@@ -23,17 +21,10 @@ afterAll(async () => {
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
 
-const uploadMutation = `mutation($input: UploadFileInput!) { uploadFile(input: $input) { file { rowId file name contentType size organizationId uploadedBy { email } } } }`;
+const fileFields = 'rowId file name contentType size organizationId uploadedBy { email }';
 
-/** Sends the mutation as a GraphQL multipart request, the file in part "0". */
-async function upload(bytes: Uint8Array<ArrayBuffer> | string, type: string, name = 'picture.png', key: string | null = server.keys.owner) {
-  const form = new FormData();
-  form.set('operations', JSON.stringify({ query: uploadMutation, variables: { input: { file: null } } }));
-  form.set('map', JSON.stringify({ 0: ['variables.input.file'] }));
-  form.set('0', new Blob([bytes], { type }), name);
-  const response = await fetch(`${server.url}/graphql`, { method: 'POST', body: form, headers: key ? { 'x-api-key': key } : {} });
-  return { status: response.status, ...(await response.json()) } as { status: number; data?: any; errors?: any[] };
-}
+const upload = (bytes: Uint8Array<ArrayBuffer> | string, type: string, name = 'picture.png', key: string | null = server.keys.owner) =>
+  uploadFile(server.url, key, bytes, type, name, fileFields);
 
 const state = async () => ({ rows: await server.database.prisma.file.count(), onDisk: (await readdir(directory)).length });
 
@@ -82,6 +73,25 @@ describe('file upload', () => {
     expect((await upload(PNG, 'image/png', 'x.png', server.keys.viewer)).errors?.[0].extensions.code).toBe('FORBIDDEN');
     expect((await upload(PNG, 'image/png', 'x.png', null)).errors?.[0].extensions.code).toBe('UNAUTHENTICATED');
     expect(await state()).toEqual(before);
+  });
+
+  it('serves ranges, lengths and entity tags from the directory', async () => {
+    const text = Array.from({ length: 300 }, (_, i) => `line ${String(i).padStart(4, '0')}`).join('\n');
+    const path = (await upload(text, 'text/plain', 'lines.txt')).data.uploadFile.file.file;
+    const whole = await fetch(server.url + path);
+    expect(whole.headers.get('content-length')).toBe(String(text.length));
+    expect(whole.headers.get('accept-ranges')).toBe('bytes');
+    expect((await fetch(server.url + path, { headers: { 'if-none-match': whole.headers.get('etag')! } })).status).toBe(304);
+    const part = await fetch(server.url + path, { headers: { range: 'bytes=100-199' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 100-199/${text.length}`);
+    expect(part.headers.get('content-length')).toBe('100');
+    expect(await part.text()).toBe(text.slice(100, 200));
+    expect(await (await fetch(server.url + path, { headers: { range: 'bytes=-9' } })).text()).toBe(text.slice(-9));
+    expect(await (await fetch(server.url + path, { headers: { range: `bytes=${text.length - 5}-` } })).text()).toBe(text.slice(-5));
+    const beyond = await fetch(server.url + path, { headers: { range: `bytes=${text.length}-` } });
+    expect(beyond.status).toBe(416);
+    expect(beyond.headers.get('content-range')).toBe(`bytes */${text.length}`);
   });
 
   it('answers 404 for names the store never gave out', async () => {

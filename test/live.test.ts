@@ -96,6 +96,14 @@ describe('subscriptions', () => {
     for (const subscription of [...open, again]) subscription.close();
   });
 
+  it('refuses a WebSocket connection without a valid key, closing it with 4403 and a reason that says why', async () => {
+    for (const key of ['not-a-key', '']) {
+      const events = subscribeWs(server.url, key, boardEvents, { id: board.rowId });
+      expect((await events.next()).errors?.[0].message).toMatch(/^4403 Forbidden: the API key .* is missing, unknown, revoked or expired$/);
+      await events.ended;
+    }
+  });
+
   it("ends a revoked key's stream within a second with a final error", async () => {
     const created = (await server.graphql(`mutation { createApiKey(input: { name: "live", permission: READ_ONLY }) { secret apiKey { id } } }`)).data!.createApiKey;
     const events = subscribeWs(server.url, created.secret, boardEvents, { id: board.rowId });
@@ -105,6 +113,17 @@ describe('subscriptions', () => {
     expect((await events.next(1_000)).errors?.[0]).toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
     await events.ended;
     expect(Date.now() - revokedAt).toBeLessThan(1_000);
+  });
+
+  it("ends an expiring key's stream within a second of its expiry, with no event to carry the news", async () => {
+    const expiresAt = new Date(Date.now() + 1_500);
+    const created = (await server.graphql(`mutation($at: DateTime!) { createApiKey(input: { name: "brief", permission: READ_ONLY, expiresAt: $at }) { secret } }`, { at: expiresAt.toISOString() })).data!.createApiKey;
+    const events = await subscribeSse(server.url, created.secret, boardEvents, { id: board.rowId });
+    const last = await events.next(3_000);
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt.getTime());
+    expect(Date.now() - expiresAt.getTime()).toBeLessThan(1_000);
+    expect(last.errors?.[0]).toMatchObject({ message: expect.stringMatching(/expired/), extensions: { code: 'UNAUTHENTICATED' } });
+    await events.ended;
   });
 
   it('ends the stream of a member removed from the organization with FORBIDDEN', async () => {

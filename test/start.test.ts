@@ -1,11 +1,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { buildServer, startServer as start } from './helpers/processes.js';
+import { describe, expect, it } from 'vitest';
+import { startServer as start } from './helpers/processes.js';
 
 // The production path: the compiled server, started by the start script.
-beforeAll(buildServer);
 
 describe('start-up and shutdown', () => {
   it('exits non-zero with one line naming host and port when DATABASE_URL is unreachable', async () => {

@@ -7,6 +7,8 @@ import { hashesMatch, hashSecret } from './api-keys.js';
 export interface Principal {
   userId: number;
   keyId: number;
+  /** When the key stops working; null for never. */
+  expiresAt: Date | null;
   permission: ApiKeyPermission;
   /** A platform administrator sees every organization. */
   isAdmin: boolean;
@@ -85,12 +87,14 @@ export async function resolvePrincipal(secret: string | null | undefined): Promi
   const principal: Principal = {
     userId: key.userId,
     keyId: key.id,
+    expiresAt: key.expiresAt,
     permission: key.permission,
     isAdmin: key.user.isAdmin,
     activeOrganizationId: key.user.activeOrganizationId,
     roles: new Map(key.user.memberships.map((membership) => [membership.organizationId, membership.role])),
   };
-  cache.set(hash, { principal, until: Date.now() + Math.min(cacheMs, key.expiresAt ? key.expiresAt.getTime() - now.getTime() : cacheMs) });
+  // Never past the expiry, so a check at that instant asks the database.
+  cache.set(hash, { principal, until: Math.min(Date.now() + cacheMs, key.expiresAt?.getTime() ?? Infinity) });
   // Recorded once per cache period, off the request's path.
   void prisma().apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } }).catch(() => {});
   return principal;

@@ -17,12 +17,16 @@ export interface StreamScope {
   isLast?(event: LiveEvent): boolean;
 }
 
+// A timer fires at most every ~24.8 days (a 32-bit delay): a later expiry is simply looked at again then.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 const mayRead = (principal: Principal, organizationId: number) => principal.isAdmin || roleAllows(principal.roles.get(organizationId), 'read');
 
 /**
  * The caller's stream of the events in `scope`. The caller's access is checked again before every
  * event and whenever its user's keys or memberships change (the principal cache hears of it through
- * `principal_changed`): a revoked key or a removed membership ends the stream with a final error.
+ * `principal_changed`), and when the key expires, event or none: a revoked or expired key or a
+ * removed membership ends the stream with a final error.
  */
 export async function openStream(ctx: Context, scope: StreamScope): Promise<AsyncIterable<Delivery>> {
   const { live, principal } = ctx;
@@ -30,15 +34,25 @@ export async function openStream(ctx: Context, scope: StreamScope): Promise<Asyn
   await live.start();
   if (!live.acquire(principal.keyId)) throw tooManySubscriptions(live.maxPerKey);
 
+  let expiry: NodeJS.Timeout | undefined;
+  let closed = false;
   const queue = new EventQueue<Delivery>(() => {
+    closed = true;
     stopEvents();
     stopChanges();
+    clearTimeout(expiry);
     live.release(principal.keyId);
   });
+  // Re-armed after every check, so an expiry moved since the stream opened is the one watched.
+  const watchExpiry = (expiresAt: Date | null) => {
+    clearTimeout(expiry);
+    if (expiresAt && !closed) expiry = setTimeout(() => deliver(), Math.min(Math.max(0, expiresAt.getTime() - Date.now()), MAX_TIMER_MS)).unref();
+  };
   const refusal = async (): Promise<GraphQLError | undefined> => {
     const current = await resolvePrincipal(secret);
     if (!current) return unauthenticated('The API key was revoked or has expired: the subscription ended');
     if (!mayRead(current, scope.organizationId)) return forbidden('Access to the organization was withdrawn: the subscription ended');
+    watchExpiry(current.expiresAt);
     return undefined;
   };
   // One check at a time, so events keep their order.
@@ -59,5 +73,6 @@ export async function openStream(ctx: Context, scope: StreamScope): Promise<Asyn
   };
   const stopEvents = live.onEvent((event) => scope.accepts(event) && deliver(event));
   const stopChanges = onPrincipalChange((userId) => (userId === undefined || userId === principal.userId) && deliver());
+  watchExpiry(principal.expiresAt);
   return queue;
 }

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { ExecutionArgs } from 'graphql';
+import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { resolvePrincipal } from '../auth/principal.js';
@@ -26,8 +27,12 @@ export function serveGraphQLOverWebSocket(server: Server, gateway: Pick<Gateway,
   const sockets = new WebSocketServer({ server, path: GRAPHQL_PATH });
   useServer(
     {
-      // A connection without a valid key is closed at once (4403 Forbidden).
-      onConnect: async (ctx) => (await resolvePrincipal(apiKeyOf(ctx.connectionParams, ctx.extra.request.headers))) !== null,
+      onConnect: async (ctx) => {
+        if (await resolvePrincipal(apiKeyOf(ctx.connectionParams, ctx.extra.request.headers))) return true;
+        // graphql-ws would close with a bare "Forbidden"; closing first keeps this reason (ws ignores a second close).
+        ctx.extra.socket.close(CloseCode.Forbidden, 'Forbidden: the API key (X-API-KEY in the connection parameters) is missing, unknown, revoked or expired');
+        return false;
+      },
       execute: (args) => (args.rootValue as Enveloped).execute(args),
       subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
       onSubscribe: async (ctx, _id, payload) => {

@@ -6,10 +6,12 @@ import type { DemoKeys } from '../../src/db/seed/keys.js';
 
 /**
  * A migrated, seeded database of this test file's own: PGlite in memory by default, or a new
- * database on the server of TEST_DATABASE_URL, dropped again by `drop`.
+ * database on the PostgreSQL server of `serverUrl` (TEST_DATABASE_URL by default), whose `url`
+ * other processes may open, dropped again by `drop`.
  */
-export async function openTestDatabase(): Promise<{ database: Database; keys: DemoKeys; drop(): Promise<void> }> {
-  const serverUrl = process.env.TEST_DATABASE_URL;
+export async function openTestDatabase(
+  serverUrl = process.env.TEST_DATABASE_URL,
+): Promise<{ database: Database; keys: DemoKeys; url?: string; drop(): Promise<void> }> {
   if (!serverUrl) {
     const database = await openDatabase({});
     const keys = await seedDemo(database.prisma);
@@ -37,6 +39,7 @@ export async function openTestDatabase(): Promise<{ database: Database; keys: De
   return {
     database: opened,
     keys,
+    url: url.toString(),
     async drop() {
       await opened.close();
       await admin.query(`DROP DATABASE "${name}" WITH (FORCE)`);

@@ -76,7 +76,9 @@ export async function subscribeSse(url: string, key: string, query: string, vari
 export function subscribeWs(url: string, key: string, query: string, variables: Record<string, unknown> = {}): Subscription {
   const client = createClient({ url: `${url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'X-API-KEY': key }, retryAttempts: 0 });
   const queue = resultQueue();
-  client.subscribe({ query, variables }, { next: queue.push, error: (error) => (queue.push({ errors: [{ message: String(error) }] }), queue.end()), complete: queue.end });
+  // A refused connection is a close event: its code and reason are the message.
+  const message = (error: unknown) => (error instanceof Error ? error.message : `${(error as CloseEvent).code} ${(error as CloseEvent).reason}`);
+  client.subscribe({ query, variables }, { next: queue.push, error: (error) => (queue.push({ errors: [{ message: message(error) }] }), queue.end()), complete: queue.end });
   return { next: queue.next, ended: queue.ended, close: () => void client.dispose() };
 }
 

@@ -1,14 +1,9 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('../..', import.meta.url).pathname;
 const startScript: string = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
-
-/** Compiles the server that `npm start` runs; once per test file that starts servers. */
-export function buildServer(): void {
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root });
-}
 
 export interface ServerProcess {
   child: ChildProcess;

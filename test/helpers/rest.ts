@@ -9,7 +9,7 @@ export interface RestResponse {
 
 /** Calls a REST route as a legacy client would: the demo owner's key unless another (or null) is given. */
 export async function rest(
-  server: TestServer,
+  server: Pick<TestServer, 'url' | 'keys'>,
   method: string,
   path: string,
   options: { key?: string | null; json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {},
