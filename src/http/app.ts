@@ -10,7 +10,7 @@ import { contextFactory, type Context } from '../schema/context.js';
 import { LiveHub } from '../live/hub.js';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, renderGraphiQL } from './graphiql.js';
 import { graphqlErrorReporting, maskError } from './graphql-errors.js';
-import { operationLimits } from './limits.js';
+import { operationLimits, operationMeasure } from './limits.js';
 import { storableArguments } from './storable-arguments.js';
 import { fileRoutes, isMultipart, uploadBodyBytes } from '../files/http.js';
 import { useFileStore } from '../files/store.js';
@@ -77,6 +77,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   const { schema, config } = options;
   // Each instance listens for committed changes on its own, and fans them out to its subscribers.
   const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey);
+  const measure = operationMeasure(config);
   const yoga = createYoga<{}, Context>({
     schema,
     context: contextFactory(live),
@@ -93,7 +94,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
     plugins: [
       bodyLimits(config),
       ...graphqlErrorReporting(),
-      ...operationLimits(config),
+      operationLimits(measure),
       ...(config.introspection ? [] : [disableIntrospection]),
       storableArguments(),
       ...(config.readPlans ? [useReadPlans()] : []),
