@@ -40,6 +40,7 @@ async function closeServer(server: Server): Promise<void> {
 
 let server: Server | undefined;
 let closeWebSockets: (() => Promise<void>) | undefined;
+let closeGateway: (() => Promise<void>) | undefined;
 let stopping = false;
 async function shutdown(): Promise<void> {
   // A second signal means "stop waiting"; before the server exists, that means quitting now.
@@ -49,6 +50,7 @@ async function shutdown(): Promise<void> {
   if (!server) return;
   // Subscriptions never finish on their own: their sockets are closed rather than waited for.
   await Promise.all([closeServer(server), closeWebSockets?.()]);
+  await closeGateway?.();
   await db().close();
   process.exit(0);
 }
@@ -77,6 +79,7 @@ if (stopping) {
 }
 
 const gateway = createApp({ schema, config });
+closeGateway = gateway.close;
 const { kind, location } = database.engine;
 server = createServer(gateway.listener);
 closeWebSockets = serveGraphQLOverWebSocket(server, gateway);

@@ -20,6 +20,8 @@ import { filesPath } from '../schema/files.js';
 import { restApi } from '../rest/index.js';
 import { unavailable } from '../rest/errors.js';
 import { useReadPlans } from '../read-plans/plugin.js';
+import { createRateLimits } from './rate-limit/index.js';
+import { useRateLimits } from './rate-limit/plugin.js';
 
 const READY_TIMEOUT_MS = 2_000;
 
@@ -68,6 +70,8 @@ export interface Gateway {
   listener: RequestListener;
   /** Answers a request in process as the listener would; for tests. */
   request(path: string, init?: RequestInit): Promise<Response>;
+  /** Reports what the rate limit spent and closes its store; the server has stopped taking requests. */
+  close(): Promise<void>;
 }
 
 const isGraphQL = (url: string) => url === graphqlPath || url.startsWith(`${graphqlPath}?`);
@@ -78,9 +82,10 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   // Each instance listens for committed changes on its own, and fans them out to its subscribers.
   const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey);
   const measure = operationMeasure(config);
+  const rateLimits = config.rateLimit && createRateLimits(config.rateLimit, measure);
   const yoga = createYoga<{}, Context>({
     schema,
-    context: contextFactory(live),
+    context: contextFactory(live, rateLimits),
     graphqlEndpoint: graphqlPath,
     // Streamed bodies without a length stop at the larger limit; bodyLimits() refines by kind.
     maxRequestBodySize: uploadBodyBytes(config.maxUploadBytes),
@@ -95,6 +100,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
       bodyLimits(config),
       ...graphqlErrorReporting(),
       operationLimits(measure),
+      ...(rateLimits ? [useRateLimits(rateLimits)] : []),
       ...(config.introspection ? [] : [disableIntrospection]),
       storableArguments(),
       ...(config.readPlans ? [useReadPlans()] : []),
@@ -110,7 +116,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   app.route(filesPath, fileRoutes());
   if (config.graphiql) app.route(GRAPHIQL_ASSETS_PATH, graphiqlAssets());
   // The legacy REST v1 routes, /api/openapi.json and /docs, all running through `yoga`.
-  app.route('/', restApi({ schema, yoga, config }));
+  app.route('/', restApi({ schema, yoga, config, rateLimits }));
   app.notFound((c) => c.json({ detail: 'Not Found' }, 404));
   app.onError((error, c) => {
     if (isDatabaseUnavailable(error)) {
@@ -129,5 +135,6 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
     router: app,
     listener: (request, response) => void (isGraphQL(request.url ?? '/') ? yoga(request, response) : routerListener(request, response)),
     request: async (path, init) => (isGraphQL(path) ? yoga.fetch(new URL(path, 'http://localhost'), init ?? {}) : app.request(path, init)),
+    close: async () => rateLimits?.close(),
   };
 }
