@@ -78,7 +78,14 @@ if (stopping) {
   process.exit(0);
 }
 
-const gateway = createApp({ schema, config });
+let gateway: ReturnType<typeof createApp>;
+try {
+  gateway = createApp({ schema, config });
+} catch (error) {
+  // A TRUSTED_DOCUMENTS manifest that cannot be read or parsed.
+  await database.close();
+  fail((error as Error).message);
+}
 closeGateway = gateway.close;
 const { kind, location } = database.engine;
 server = createServer(gateway.listener);

@@ -22,6 +22,7 @@ import { unavailable } from '../rest/errors.js';
 import { useReadPlans } from '../read-plans/plugin.js';
 import { createRateLimits } from './rate-limit/index.js';
 import { useRateLimits } from './rate-limit/plugin.js';
+import { loadTrustedDocuments, useTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
 
 const READY_TIMEOUT_MS = 2_000;
 
@@ -64,6 +65,8 @@ export interface Gateway {
   yoga: YogaServerInstance<{}, Context>;
   /** The instance's subscriptions. */
   live: LiveHub;
+  /** The only documents /graphql runs (TRUSTED_DOCUMENTS); undefined: any. */
+  trustedDocuments: TrustedDocuments | undefined;
   /** REST, files, docs and probes. */
   router: Hono;
   /** What the node:http server runs: `/graphql` straight to Yoga's own Node adapter, the rest to the router. */
@@ -83,6 +86,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey);
   const measure = operationMeasure(config);
   const rateLimits = config.rateLimit && createRateLimits(config.rateLimit, measure);
+  const trustedDocuments = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : undefined;
   const yoga = createYoga<{}, Context>({
     schema,
     context: contextFactory(live, rateLimits),
@@ -97,6 +101,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
     renderGraphiQL,
     // Read plans come last: an operation they answer has passed every limit and argument check first.
     plugins: [
+      ...(trustedDocuments ? [useTrustedDocuments(trustedDocuments)] : []),
       bodyLimits(config),
       ...graphqlErrorReporting(),
       operationLimits(measure),
@@ -132,6 +137,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   return {
     yoga,
     live,
+    trustedDocuments,
     router: app,
     listener: (request, response) => void (isGraphQL(request.url ?? '/') ? yoga(request, response) : routerListener(request, response)),
     request: async (path, init) => (isGraphQL(path) ? yoga.fetch(new URL(path, 'http://localhost'), init ?? {}) : app.request(path, init)),
