@@ -69,6 +69,8 @@ export class RateLimits {
     variables: Record<string, unknown>,
   ): { cost: number; decision: Decision | Promise<Decision> } | undefined {
     if (this.charged.has(request)) return undefined;
+    // Settled for the whole request even when free, so a REST call's other operation is not charged either.
+    this.charged.add(request);
     const operation = getOperationAST(document, operationName);
     if (!operation) return undefined;
     const measured = this.measure(schema, document, operation, variables);
