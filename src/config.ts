@@ -36,6 +36,21 @@ export interface Config {
   readPlans: boolean;
   /** Most subscriptions one API key may hold open on one instance. @default 20 */
   maxSubscriptionsPerKey: number;
+  /** A token bucket per API key (per client address for requests without a valid key). @default undefined: no rate limit */
+  rateLimit: RateLimitConfig | undefined;
+  /** A manifest of persisted documents: /graphql then runs only those. @default undefined: any operation */
+  trustedDocuments: string | undefined;
+}
+
+export interface RateLimitConfig {
+  /** Points a bucket gains per second. */
+  rate: number;
+  /** Points a full bucket holds. @default 10 seconds' worth of rate */
+  burst: number;
+  /** Redis keeps the buckets instead of the database. @default undefined: the database */
+  redisUrl: string | undefined;
+  /** Prefix of the buckets' Redis keys, for several deployments on one Redis. @default gateway:rate-limit: */
+  redisPrefix: string;
 }
 
 function flag(value: string | undefined, fallback: boolean): boolean {
@@ -48,6 +63,27 @@ function integer(name: string, value: string | undefined, fallback: number, min 
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < min) throw new Error(`${name} must be an integer of at least ${min}, got "${value}"`);
   return parsed;
+}
+
+function positive(name: string, value: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`${name} must be a number above 0, got "${value}"`);
+  return parsed;
+}
+
+function rateLimit(env: NodeJS.ProcessEnv): RateLimitConfig | undefined {
+  if (!env.RATE_LIMIT) {
+    const stray = ['RATE_LIMIT_BURST', 'RATE_LIMIT_REDIS_URL', 'RATE_LIMIT_REDIS_PREFIX'].find((name) => env[name]);
+    if (stray) throw new Error(`${stray} is set but RATE_LIMIT is not (the rate limit is off without it)`);
+    return undefined;
+  }
+  const rate = positive('RATE_LIMIT', env.RATE_LIMIT);
+  return {
+    rate,
+    burst: env.RATE_LIMIT_BURST ? positive('RATE_LIMIT_BURST', env.RATE_LIMIT_BURST) : rate * 10,
+    redisUrl: env.RATE_LIMIT_REDIS_URL || undefined,
+    redisPrefix: env.RATE_LIMIT_REDIS_PREFIX || 'gateway:rate-limit:',
+  };
 }
 
 function fileStoreKind(env: NodeJS.ProcessEnv): Config['fileStore'] {
@@ -77,5 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxUploadBytes: integer('MAX_UPLOAD_BYTES', env.MAX_UPLOAD_BYTES, 10_485_760),
     readPlans: flag(env.READ_PLANS, true),
     maxSubscriptionsPerKey: integer('MAX_SUBSCRIPTIONS_PER_KEY', env.MAX_SUBSCRIPTIONS_PER_KEY, 20),
+    rateLimit: rateLimit(env),
+    trustedDocuments: env.TRUSTED_DOCUMENTS ? resolve(env.TRUSTED_DOCUMENTS) : undefined,
   };
 }

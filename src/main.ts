@@ -40,6 +40,7 @@ async function closeServer(server: Server): Promise<void> {
 
 let server: Server | undefined;
 let closeWebSockets: (() => Promise<void>) | undefined;
+let closeGateway: (() => Promise<void>) | undefined;
 let stopping = false;
 async function shutdown(): Promise<void> {
   // A second signal means "stop waiting"; before the server exists, that means quitting now.
@@ -49,6 +50,7 @@ async function shutdown(): Promise<void> {
   if (!server) return;
   // Subscriptions never finish on their own: their sockets are closed rather than waited for.
   await Promise.all([closeServer(server), closeWebSockets?.()]);
+  await closeGateway?.();
   await db().close();
   process.exit(0);
 }
@@ -76,7 +78,15 @@ if (stopping) {
   process.exit(0);
 }
 
-const gateway = createApp({ schema, config });
+let gateway: ReturnType<typeof createApp>;
+try {
+  gateway = createApp({ schema, config });
+} catch (error) {
+  // A TRUSTED_DOCUMENTS manifest that cannot be read or parsed.
+  await database.close();
+  fail((error as Error).message);
+}
+closeGateway = gateway.close;
 const { kind, location } = database.engine;
 server = createServer(gateway.listener);
 closeWebSockets = serveGraphQLOverWebSocket(server, gateway);

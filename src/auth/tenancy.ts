@@ -1,8 +1,11 @@
 import type PrismaTypes from '../generated/pothos-types.js';
 import type { Principal } from './principal.js';
 
-/** The models of the graph; file chunks are reached only by their unguessable file name (src/files/db-store.ts). */
-export type ModelName = Exclude<keyof PrismaTypes & string, 'FileChunk'>;
+/**
+ * The models of the graph; file chunks are reached only by their unguessable file name
+ * (src/files/db-store.ts), and rate-limit buckets only by the limiter (src/http/rate-limit/).
+ */
+export type ModelName = Exclude<keyof PrismaTypes & string, 'FileChunk' | 'RateLimitBucket'>;
 
 /**
  * The relation path from each model to the organization it belongs to: every row belongs to one,

@@ -10,7 +10,7 @@ import { contextFactory, type Context } from '../schema/context.js';
 import { LiveHub } from '../live/hub.js';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, renderGraphiQL } from './graphiql.js';
 import { graphqlErrorReporting, maskError } from './graphql-errors.js';
-import { operationLimits } from './limits.js';
+import { operationLimits, operationMeasure } from './limits.js';
 import { storableArguments } from './storable-arguments.js';
 import { fileRoutes, isMultipart, uploadBodyBytes } from '../files/http.js';
 import { useFileStore } from '../files/store.js';
@@ -20,6 +20,9 @@ import { filesPath } from '../schema/files.js';
 import { restApi } from '../rest/index.js';
 import { unavailable } from '../rest/errors.js';
 import { useReadPlans } from '../read-plans/plugin.js';
+import { createRateLimits } from './rate-limit/index.js';
+import { useRateLimits } from './rate-limit/plugin.js';
+import { loadTrustedDocuments, useTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
 
 const READY_TIMEOUT_MS = 2_000;
 
@@ -62,12 +65,16 @@ export interface Gateway {
   yoga: YogaServerInstance<{}, Context>;
   /** The instance's subscriptions. */
   live: LiveHub;
+  /** The only documents /graphql runs (TRUSTED_DOCUMENTS); undefined: any. */
+  trustedDocuments: TrustedDocuments | undefined;
   /** REST, files, docs and probes. */
   router: Hono;
   /** What the node:http server runs: `/graphql` straight to Yoga's own Node adapter, the rest to the router. */
   listener: RequestListener;
   /** Answers a request in process as the listener would; for tests. */
   request(path: string, init?: RequestInit): Promise<Response>;
+  /** Reports what the rate limit spent and closes its store; the server has stopped taking requests. */
+  close(): Promise<void>;
 }
 
 const isGraphQL = (url: string) => url === graphqlPath || url.startsWith(`${graphqlPath}?`);
@@ -77,9 +84,12 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   const { schema, config } = options;
   // Each instance listens for committed changes on its own, and fans them out to its subscribers.
   const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey);
+  const measure = operationMeasure(config);
+  const rateLimits = config.rateLimit && createRateLimits(config.rateLimit, measure);
+  const trustedDocuments = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : undefined;
   const yoga = createYoga<{}, Context>({
     schema,
-    context: contextFactory(live),
+    context: contextFactory(live, rateLimits),
     graphqlEndpoint: graphqlPath,
     // Streamed bodies without a length stop at the larger limit; bodyLimits() refines by kind.
     maxRequestBodySize: uploadBodyBytes(config.maxUploadBytes),
@@ -91,9 +101,11 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
     renderGraphiQL,
     // Read plans come last: an operation they answer has passed every limit and argument check first.
     plugins: [
+      ...(trustedDocuments ? [useTrustedDocuments(trustedDocuments)] : []),
       bodyLimits(config),
       ...graphqlErrorReporting(),
-      ...operationLimits(config),
+      operationLimits(measure),
+      ...(rateLimits ? [useRateLimits(rateLimits)] : []),
       ...(config.introspection ? [] : [disableIntrospection]),
       storableArguments(),
       ...(config.readPlans ? [useReadPlans()] : []),
@@ -109,7 +121,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   app.route(filesPath, fileRoutes());
   if (config.graphiql) app.route(GRAPHIQL_ASSETS_PATH, graphiqlAssets());
   // The legacy REST v1 routes, /api/openapi.json and /docs, all running through `yoga`.
-  app.route('/', restApi({ schema, yoga, config }));
+  app.route('/', restApi({ schema, yoga, config, rateLimits }));
   app.notFound((c) => c.json({ detail: 'Not Found' }, 404));
   app.onError((error, c) => {
     if (isDatabaseUnavailable(error)) {
@@ -125,8 +137,10 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   return {
     yoga,
     live,
+    trustedDocuments,
     router: app,
     listener: (request, response) => void (isGraphQL(request.url ?? '/') ? yoga(request, response) : routerListener(request, response)),
     request: async (path, init) => (isGraphQL(path) ? yoga.fetch(new URL(path, 'http://localhost'), init ?? {}) : app.request(path, init)),
+    close: async () => rateLimits?.close(),
   };
 }

@@ -1,4 +1,4 @@
-import { getOperationAST, GraphQLError, type OperationDefinitionNode } from 'graphql';
+import { getOperationAST, GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import { countRows, type RowCount } from './node-limit.js';
@@ -15,8 +15,11 @@ interface Refusal {
   path?: string;
 }
 
-/** What is known of an operation before its variables: a refusal, or its shape to count the rows of with them. */
-type Verdict = { refusal: Refusal } | { shape: OperationShape };
+/** What is known of an operation before its variables: a refusal, or its shape and, when no page size is a variable, its rows. */
+type Verdict = { refusal: Refusal } | { shape: OperationShape; rows?: number };
+
+/** What an operation asks with a request's variables: refused, or admitted with the most rows it may return. */
+export type Measure = { refusal: GraphQLError } | { rows: number };
 
 // One description of the schema per operation is all a client needs; more only multiplies the answer.
 const introspectionLimit = 1;
@@ -50,8 +53,12 @@ function refusalOfRows(count: RowCount, maxNodes: number): Refusal | undefined {
 }
 
 function verdictOf(shape: OperationShape, limits: Limits): Verdict {
-  const refusal = refusalOfShape(shape, limits) ?? (shape.variablePages ? undefined : refusalOfRows(countRows(shape.rows, {}), limits.maxNodes));
-  return refusal ? { refusal } : { shape };
+  const shapeRefusal = refusalOfShape(shape, limits);
+  if (shapeRefusal) return { refusal: shapeRefusal };
+  if (shape.variablePages) return { shape };
+  const count = countRows(shape.rows, {});
+  const refusal = refusalOfRows(count, limits.maxNodes);
+  return refusal ? { refusal } : { shape, rows: count.rows };
 }
 
 function refusalError({ message, ...extensions }: Refusal): GraphQLError {
@@ -60,32 +67,40 @@ function refusalError({ message, ...extensions }: Refusal): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'OPERATION_TOO_COMPLEX', ...extensions, http: { status: 400, spec: true } } });
 }
 
+/** Measures an operation with a request's variables; `operationMeasure` makes one per set of limits. */
+export type OperationMeasure = (schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>) => Measure;
+
 /**
- * One model of what an operation may ask, checked before anything runs (so before any SQL), for
- * /graphql and the REST routes alike: the rows it could return (MAX_NODES), how deep it nests
+ * One model of what an operation may ask: the rows it could return (MAX_NODES), how deep it nests
  * (MAX_DEPTH), how many aliases it uses (MAX_ALIASES), and one `__schema` and one `__type` at most.
  * All but page sizes given as variables is worked out once per parsed operation, which Yoga's
- * document cache hands back for the same query text.
+ * document cache hands back for the same query text (and the REST routes parse once at start). The
+ * rows are also what a rate limit charges (src/http/rate-limit/).
  */
-export function operationLimits(limits: Limits): Plugin[] {
+export function operationMeasure(limits: Limits): OperationMeasure {
   const verdicts = new WeakMap<OperationDefinitionNode, Verdict>();
-  const limit: Plugin = {
+  return (schema, document, operation, variables) => {
+    let verdict = verdicts.get(operation);
+    if (!verdict) {
+      verdict = verdictOf(operationShape(schema, document, operation, limits.maxNodes), limits);
+      verdicts.set(operation, verdict);
+    }
+    if ('refusal' in verdict) return { refusal: refusalError(verdict.refusal) };
+    if (verdict.rows !== undefined) return { rows: verdict.rows };
+    const count = countRows(verdict.shape.rows, { ...verdict.shape.variableDefaults, ...variables });
+    const refusal = refusalOfRows(count, limits.maxNodes);
+    return refusal ? { refusal: refusalError(refusal) } : { rows: count.rows };
+  };
+}
+
+/** The limits, checked before anything runs (so before any SQL), for /graphql and the REST routes alike. */
+export function operationLimits(measure: OperationMeasure): Plugin {
+  return {
     onExecute({ args, setResultAndStopExecution }) {
       const operation = getOperationAST(args.document, args.operationName);
       if (!operation) return;
-      let verdict = verdicts.get(operation);
-      if (!verdict) {
-        verdict = verdictOf(operationShape(args.schema, args.document, operation, limits.maxNodes), limits);
-        verdicts.set(operation, verdict);
-      }
-      const refusal =
-        'refusal' in verdict
-          ? verdict.refusal
-          : verdict.shape.variablePages
-            ? refusalOfRows(countRows(verdict.shape.rows, { ...verdict.shape.variableDefaults, ...args.variableValues }), limits.maxNodes)
-            : undefined;
-      if (refusal) setResultAndStopExecution({ errors: [refusalError(refusal)] });
+      const measured = measure(args.schema, args.document, operation, args.variableValues ?? {});
+      if ('refusal' in measured) setResultAndStopExecution({ errors: [measured.refusal] });
     },
   };
-  return [limit];
 }

@@ -5,6 +5,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { resolvePrincipal } from '../auth/principal.js';
 import type { Gateway } from '../http/app.js';
+import { idRequired, notInList } from '../http/trusted-documents.js';
 
 const GRAPHQL_PATH = '/graphql';
 
@@ -23,7 +24,7 @@ function apiKeyOf(params: Readonly<Record<string, unknown>> | undefined, headers
  * /graphql, through the same Yoga (envelop) pipeline and context factory as HTTP, so keys, limits
  * and subscriptions are the same. Answers a function that closes every socket.
  */
-export function serveGraphQLOverWebSocket(server: Server, gateway: Pick<Gateway, 'yoga'>): () => Promise<void> {
+export function serveGraphQLOverWebSocket(server: Server, gateway: Pick<Gateway, 'yoga' | 'trustedDocuments'>): () => Promise<void> {
   const sockets = new WebSocketServer({ server, path: GRAPHQL_PATH });
   useServer(
     {
@@ -39,7 +40,16 @@ export function serveGraphQLOverWebSocket(server: Server, gateway: Pick<Gateway,
         const key = apiKeyOf(ctx.connectionParams, ctx.extra.request.headers) ?? '';
         const request = new Request(`http://localhost${GRAPHQL_PATH}`, { headers: { 'x-api-key': key } });
         const enveloped = gateway.yoga.getEnveloped({ request, params: payload });
-        const document = enveloped.parse(payload.query);
+        let document;
+        if (gateway.trustedDocuments) {
+          // As on HTTP: only a trusted document, by the id in the Apollo persisted-query form.
+          const id = (payload.extensions?.persistedQuery as { sha256Hash?: unknown } | undefined)?.sha256Hash;
+          if (payload.query || typeof id !== 'string') return [idRequired()];
+          document = gateway.trustedDocuments.get(id);
+          if (!document) return [notInList(id)];
+        } else {
+          document = enveloped.parse(payload.query);
+        }
         const errors = enveloped.validate(enveloped.schema, document);
         if (errors.length > 0) return errors;
         const args: ExecutionArgs = {

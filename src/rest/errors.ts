@@ -1,4 +1,5 @@
 import { boundedMessage, quotable } from '../http/quoting.js';
+import { rateLimitedMessage, type Decision } from '../http/rate-limit/index.js';
 import { RETRY_AFTER_SECONDS, unavailableMessage } from '../schema/errors.js';
 import type { ValidationItem } from './coerce.js';
 import type { CompiledRoute } from './compile.js';
@@ -23,6 +24,9 @@ export const notFound = (): Answer => ({ status: 404, body: { detail: 'Not found
 export const invalid = (items: ValidationItem[]): Answer => ({ status: 422, body: { detail: items.map((item) => ({ ...item, input: quotable(item.input) })) } });
 /** The database cannot be reached: the caller may try again. */
 export const unavailable = (): Answer => ({ status: 503, body: { detail: unavailableMessage }, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
+
+/** Over the rate limit; the route adds Retry-After and the RateLimit-* headers. */
+export const tooManyRequests = (decision: Decision, cost: number): Answer => ({ status: 429, body: { detail: rateLimitedMessage(decision, cost) } });
 
 export function notImplemented(route: CompiledRoute): Answer {
   const why = route.notBuilt.length ? `GraphQL ${route.notBuilt.join(', ')} is not built` : route.invalid.join('; ');

@@ -2,6 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Config } from '../config.js';
+import type { RateLimits } from '../http/rate-limit/index.js';
 import { limitByKind, uploadBodyBytes } from '../files/http.js';
 import { compileRoute, type CompiledRoute } from './compile.js';
 import { docsPage } from './docs.js';
@@ -25,6 +26,8 @@ export function restApi(options: {
   schema: GraphQLSchema;
   yoga: GraphQLPipeline;
   config: Config;
+  /** Charges each call to its key's bucket. @default undefined: no rate limit */
+  rateLimits?: RateLimits;
   /** @default the whole table of routes/index.ts */
   routes?: Route[];
 }): Hono {
@@ -35,7 +38,7 @@ export function restApi(options: {
   // Built on first request: start-up does not pay for a document most processes never serve.
   app.get('/api/openapi.json', (c) => c.body((openapi ??= JSON.stringify(openApiDocument(compiled))), 200, { 'Content-Type': 'application/json' }));
   app.route('/', docsPage());
-  app.route('/', registerRoute());
-  app.route('/', restRoutes(compiled, options.yoga));
+  app.route('/', registerRoute(options.rateLimits));
+  app.route('/', restRoutes(compiled, options.yoga, options.rateLimits && { rateLimits: options.rateLimits, schema: options.schema }));
   return app;
 }

@@ -3,16 +3,21 @@ import { Hono } from 'hono';
 import { registerWithInvite } from '../schema/invites.js';
 import { storableProblem } from '../schema/storable.js';
 import { item, type ValidationItem } from './coerce.js';
-import { invalid } from './errors.js';
+import { invalid, tooManyRequests } from './errors.js';
 import { snakeCase } from './names.js';
+import { addressOf, type RateLimits } from '../http/rate-limit/index.js';
+import { incomingOf, write } from './router.js';
 
 /** Where a newcomer registers (the legacy RegisterUserInviteSchema): the one route without a key, since the invite token is the credential. */
 export const registerPath = '/api/users/invite/v1/register/';
 
 const fields = { token: true, first_name: true, last_name: false } as const;
 
-export function registerRoute(): Hono {
+/** With a rate limit, every call is charged a point to its address (it has no key). */
+export function registerRoute(rateLimits?: RateLimits): Hono {
   return new Hono().post(registerPath, async (c) => {
+    const decision = await rateLimits?.chargeAddress(c.req.raw, addressOf(incomingOf(c)));
+    if (decision && !decision.admitted) return write(c, tooManyRequests(decision, 1), rateLimits);
     const body: unknown = await c.req.json().catch(() => undefined);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return c.json(invalid([item('model_attributes_type', ['body'], body ?? null)]).body, 422);
     const values = body as Record<string, unknown>;

@@ -1,7 +1,10 @@
+import type { IncomingMessage } from 'node:http';
+import type { GraphQLSchema } from 'graphql';
 import { Hono, type Context } from 'hono';
 import { resolvePrincipal } from '../auth/principal.js';
+import { addressOf, rateLimitHeaders, type RateLimits } from '../http/rate-limit/index.js';
 import type { CompiledRoute } from './compile.js';
-import { invalid, notAuthenticated, notImplemented, type Answer } from './errors.js';
+import { invalid, notAuthenticated, notImplemented, tooManyRequests, type Answer } from './errors.js';
 import { execute, type GraphQLPipeline } from './execute.js';
 import { readRequest } from './request.js';
 
@@ -15,26 +18,46 @@ const bySpecificity = (a: CompiledRoute, b: CompiledRoute) => {
   return left < right ? -1 : left > right ? 1 : 0;
 };
 
-function write(c: Context, answer: Answer): Response {
-  if (answer.body === undefined) return c.body(null, answer.status as 204, answer.headers);
-  return c.json(answer.body, answer.status as 200, answer.headers);
+/** The Node request under Hono's node-server adapter (absent for requests answered in process). */
+export const incomingOf = (c: Context) => (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+
+/** Writes an answer, with the RateLimit-* headers when the request was charged. */
+export function write(c: Context, answer: Answer, rateLimits?: RateLimits): Response {
+  const decision = rateLimits?.decisions.get(c.req.raw);
+  const headers = decision ? { ...answer.headers, ...rateLimitHeaders(decision) } : answer.headers;
+  if (answer.body === undefined) return c.body(null, answer.status as 204, headers);
+  return c.json(answer.body, answer.status as 200, headers);
 }
 
-async function handle(c: Context, route: CompiledRoute, yoga: GraphQLPipeline): Promise<Answer> {
+/** The rate limit of the routes, and the schema their operations are measured against. */
+export interface RestRateLimits {
+  rateLimits: RateLimits;
+  schema: GraphQLSchema;
+}
+
+async function handle(c: Context, route: CompiledRoute, yoga: GraphQLPipeline, limited: RestRateLimits | undefined): Promise<Answer> {
   // The key first, so a caller without one learns nothing about the parameters. The principal
   // resolver is the one the GraphQL context uses; its cache makes the second call a lookup.
-  if (!(await resolvePrincipal(c.req.header('x-api-key')))) return notAuthenticated();
+  const principal = await resolvePrincipal(c.req.header('x-api-key'));
+  if (!principal) {
+    const decision = await limited?.rateLimits.chargeAddress(c.req.raw, addressOf(incomingOf(c)));
+    return decision && !decision.admitted ? tooManyRequests(decision, 1) : notAuthenticated();
+  }
   if (route.invalid.length) return notImplemented(route);
   const read = await readRequest(route, c.req);
   if ('errors' in read) return invalid(read.errors);
+  // Charged once for the call, whatever operations it runs (a row check, then the route's own).
+  const charge = limited?.rateLimits.chargeOperation(c.req.raw, principal, limited.schema, route.document, route.operationName, read.variables);
+  const decision = await charge?.decision;
+  if (decision && !decision.admitted) return tooManyRequests(decision, charge!.cost);
   return execute(yoga, route, c.req.raw, read.variables, c.req.param());
 }
 
 /** Mounts every route of the table, and answers 405, a slash redirect or 404 for the rest of /api. */
-export function restRoutes(routes: CompiledRoute[], yoga: GraphQLPipeline): Hono {
+export function restRoutes(routes: CompiledRoute[], yoga: GraphQLPipeline, limited?: RestRateLimits): Hono {
   const app = new Hono();
   for (const route of [...routes].sort(bySpecificity)) {
-    app.on(route.method, honoPath(route.path), async (c) => write(c, await handle(c, route, yoga)));
+    app.on(route.method, honoPath(route.path), async (c) => write(c, await handle(c, route, yoga, limited), limited?.rateLimits));
   }
   const known = routes.map((route) => ({ method: route.method, pattern: pattern(route.path) }));
   app.all('/api/*', (c) => {

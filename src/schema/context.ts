@@ -1,7 +1,9 @@
+import type { IncomingMessage } from 'node:http';
 import type { YogaInitialContext } from 'graphql-yoga';
 import { initContextCache } from '@pothos/core';
 import { resolvePrincipal, type Principal } from '../auth/principal.js';
 import type { LiveHub } from '../live/hub.js';
+import { addressOf, rateLimitedError, type RateLimits } from '../http/rate-limit/index.js';
 import { unauthenticated } from './errors.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
@@ -15,11 +17,15 @@ export interface Context {
   loaders: Loaders;
 }
 
-/** The context factory of one gateway instance. */
-export function contextFactory(live: LiveHub) {
-  return async (initial: YogaInitialContext): Promise<Context> => {
+/** The context factory of one gateway instance; with a rate limit, a request over HTTP without a valid key is charged to its address. */
+export function contextFactory(live: LiveHub, rateLimits?: RateLimits) {
+  // `req` is there when Yoga's Node adapter serves the request (not for REST calls or WebSocket operations, whose keys were checked already).
+  return async (initial: YogaInitialContext & { req?: IncomingMessage }): Promise<Context> => {
     const principal = await resolvePrincipal(initial.request.headers.get('x-api-key'));
-    if (!principal) throw unauthenticated();
+    if (!principal) {
+      const decision = rateLimits && initial.req && (await rateLimits.chargeAddress(initial.request, addressOf(initial.req)));
+      throw decision && !decision.admitted ? rateLimitedError(decision, 1) : unauthenticated();
+    }
     return { ...initContextCache(), request: initial.request, principal, live, loaders: createLoaders(principal) };
   };
 }

@@ -62,6 +62,7 @@ export async function startInstance(env: NodeJS.ProcessEnv = {}): Promise<{ url:
       await closeWebSockets();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await gateway.close();
     },
   };
 }
