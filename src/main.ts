@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { commandLine } from './cli.js';
 import { loadConfig, type Config } from './config.js';
 import { db, openDatabase, type Database } from './db/index.js';
 import { DatabaseStartError } from './db/engine.js';
@@ -54,6 +55,21 @@ async function shutdown(): Promise<void> {
 }
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);
+
+commandLine(`
+usage: npm start       (the compiled server; npm run dev runs the TypeScript sources)
+
+Serves GraphQL at http://localhost:$PORT/graphql (GraphiQL in a browser), the legacy REST routes under
+/api/, their OpenAPI page at /docs, and /health and /ready. Settings come from the environment, among them:
+
+  PORT            HTTP port (4000; 0 takes a free one)
+  DATABASE_URL    a PostgreSQL database, created when missing and the role may; unset: the embedded
+                  database under DATA_DIR (./.data), loaded with the demo data on first start
+  DEMO_API_KEY    the demo owner's key when the demo data is loaded (random otherwise)
+  NODE_ENV        production: GraphiQL never opens with the demo key
+
+README.md lists every setting.
+`);
 
 let config: Config;
 try {
