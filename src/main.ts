@@ -4,7 +4,7 @@ import { commandLine } from './cli.js';
 import { loadConfig, type Config } from './config.js';
 import { db, openDatabase, type Database } from './db/index.js';
 import { DatabaseStartError } from './db/engine.js';
-import { isEmpty, seedDemo } from './db/seed/index.js';
+import { isDemoKey, isEmpty, seedDemo } from './db/seed/index.js';
 import { createApp } from './http/app.js';
 import { serveGraphQLOverWebSocket } from './live/websocket.js';
 import { schema } from './schema/index.js';
@@ -18,18 +18,30 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-async function openAndSeed(config: Config): Promise<Database> {
+/**
+ * Opens the database, loading the demo data into an empty embedded one. Answers the demo owner's
+ * secret when the server knows it: it loaded the demo data now, or DEMO_API_KEY is a key of the data.
+ */
+async function openAndSeed(config: Config): Promise<{ database: Database; demoKey?: string }> {
   const database = await openDatabase(config, 'server');
   try {
-    if (!config.databaseUrl && config.seedDemo && (await isEmpty(database.prisma))) {
+    if (config.databaseUrl) return { database };
+    if (config.seedDemo && (await isEmpty(database.prisma))) {
       const keys = await seedDemo(database.prisma, config.demoApiKey);
       console.log(`The embedded database was empty: loaded the demo data. Demo owner's API key (X-API-KEY): ${keys.owner}`);
+      return { database, demoKey: keys.owner };
     }
+    if (!config.demoApiKey) return { database };
+    if (await isDemoKey(database.prisma, config.demoApiKey)) return { database, demoKey: config.demoApiKey };
+    console.log(
+      `DEMO_API_KEY is not a key of ${config.dataDir}: it applies only when the demo data is first loaded ` +
+        '(start on an empty DATA_DIR, or run npm run db:seed -- --reset).',
+    );
+    return { database };
   } catch (error) {
     await database.close();
     throw error;
   }
-  return database;
 }
 
 /** Stops accepting connections and lets in-flight requests finish, cutting them after SHUTDOWN_GRACE_MS. */
@@ -80,8 +92,9 @@ try {
 }
 
 let database: Database;
+let demoKey: string | undefined;
 try {
-  database = await openAndSeed(config);
+  ({ database, demoKey } = await openAndSeed(config));
 } catch (error) {
   if (error instanceof DatabaseStartError) fail(error.message);
   console.error(error);
@@ -92,7 +105,8 @@ if (stopping) {
   process.exit(0);
 }
 
-const gateway = createApp({ schema, config });
+// The page that carries the demo key is served to anyone who reaches the port: never in production.
+const gateway = createApp({ schema, config, demoKey: config.production ? undefined : demoKey });
 const { kind, location } = database.engine;
 server = createServer(gateway.listener);
 closeWebSockets = serveGraphQLOverWebSocket(server, gateway);
