@@ -11,7 +11,7 @@ const scripts = Object.entries(JSON.parse(readFileSync(new URL('../package.json'
 
 describe('npm run <script> -- --help', () => {
   it('covers the scripts of the README', () => {
-    expect(scripts).toEqual(expect.arrayContaining(['dev', 'start', 'db:migrate', 'db:migration', 'db:seed', 'schema:print', 'api-key', 'bench']));
+    expect(scripts).toEqual(expect.arrayContaining(['dev', 'start', 'db:migrate', 'db:migration', 'db:seed', 'schema:print', 'api-key', 'bench', 'e2e']));
   });
 
   it.each(scripts)('%s prints its usage and exits 0; an unknown option exits 2', async (script) => {

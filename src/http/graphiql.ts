@@ -23,19 +23,25 @@ const assets = new Map<string, { type: string; body: (b: Bundle) => string | Uin
 ]);
 
 /** What the query editor opens with when the browser has no query of its own: a nested read of the demo boards. */
-export const EXAMPLE_QUERY = `# Boards with their authors, data streams, slides and objects: one request, one SQL statement.
-# Run it with the play button; the Explorer on the left builds queries by ticking fields.
+export const EXAMPLE_QUERY = `# Boards with their data streams, slides and objects:
+# one request, answered by one SQL statement.
+# Run it with the play button; tick fields in the Explorer.
 query NestedBoards {
-  whiteboards(first: 5, orderBy: [{ field: updatedAt, direction: DESC }]) {
+  whiteboards(first: 5) {
     totalCount
     edges {
       node {
-        rowId
         name
-        author { email firstName }
-        organization { name }
+        author { email }
         dataStreams(first: 5) {
-          edges { node { name color slides(first: 5) { edges { node { order name } } } } }
+          edges {
+            node {
+              name
+              slides(first: 5) {
+                edges { node { order name } }
+              }
+            }
+          }
         }
         objects(first: 5) {
           totalCount
