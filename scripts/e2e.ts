@@ -89,11 +89,11 @@ async function main(): Promise<void> {
       await graphiql(page, origin, demoKey);
       await docs(page, origin);
     } catch (error) {
-      await page.screenshot({ path: join(tmpdir(), 'gateway-e2e-failure.png') }).catch(() => {});
-      throw new Error(`${(error as Error).message} (screenshot: ${join(tmpdir(), 'gateway-e2e-failure.png')})`);
-    } finally {
-      if (problems.length) throw new Error(problems.join('\n'));
+      const screenshot = join(tmpdir(), 'gateway-e2e-failure.png');
+      await page.screenshot({ path: screenshot }).catch(() => {});
+      problems.unshift(`${(error as Error).message} (screenshot: ${screenshot})`);
     }
+    if (problems.length) throw new Error(problems.join('\n'));
   } finally {
     await browser?.close();
     server.child.kill('SIGTERM');

@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import pg from 'pg';
 import { DatabaseStartError } from './start-error.js';
 
@@ -23,7 +24,7 @@ export async function creatingMissingDatabase<T>(url: string, connect: () => Pro
 async function createDatabase(url: string): Promise<void> {
   const target = new URL(url);
   const name = decodeURIComponent(target.pathname.slice(1));
-  const role = decodeURIComponent(target.username) || process.env.PGUSER || 'postgres';
+  const role = decodeURIComponent(target.username) || process.env.PGUSER || userInfo().username;
   const maintenance = new URL(url);
   maintenance.pathname = '/postgres';
   const admin = new pg.Client({ connectionString: maintenance.toString() });
