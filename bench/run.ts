@@ -19,6 +19,17 @@ import { installPeer, nodeVersion, peerNodeOnPath, peerRuntime, startPeer } from
 import { renderResults, writeResults, type CaseResult, type Measured } from './report.js';
 import { startServer, type ChildServer } from './servers.js';
 import { openDatabase } from '../src/db/index.js';
+import { commandLine } from '../src/cli.js';
+
+commandLine(`
+usage: npm run bench
+
+Measures the gateway against PostGraphile 5 and a hand-written SQL floor on a generated data set, in a
+PostgreSQL database of its own on the server of DATABASE_URL (postgresql://postgres@127.0.0.1:5432/test),
+and writes the results table into BENCHMARKS.md. Settings: BENCH_DURATION (10 s), BENCH_WARMUP (3 s),
+BENCH_CONNECTIONS (32), BENCH_ROUNDS (3), BENCH_SAMPLES (20), BENCH_CASES (a,b,...), DATABASE_POOL_SIZE (10),
+BENCH_GATEWAY_NODE=22, BENCH_PROFILE_DIR, BENCH_OUTPUT (- prints only). BENCHMARKS.md describes them.
+`);
 
 const config = loadBenchConfig();
 const log = (message: string) => console.log(`[bench] ${message}`);

@@ -1,13 +1,20 @@
-// npm run api-key -- create --email <user> --name <label> [--permission READ_ONLY|READ_WRITE|ADMIN] [--expires <ISO date>]
-// npm run api-key -- list --email <user>
-// npm run api-key -- revoke --prefix <prefix shown by list>
-import { parseArgs } from 'node:util';
 import { createApiKey } from '../src/auth/api-keys.js';
+import { commandLine } from '../src/cli.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/index.js';
 import { ApiKeyPermission } from '../src/generated/prisma/enums.js';
 
-const { positionals, values } = parseArgs({
+const usage = `
+usage: npm run api-key -- create --email <user> --name <label> [--permission READ_ONLY|READ_WRITE|ADMIN] [--expires <ISO date>]
+       npm run api-key -- list --email <user>
+       npm run api-key -- revoke --prefix <prefix shown by list>
+
+Creates, lists and revokes API keys on DATABASE_URL, else on the embedded database under DATA_DIR
+(through the running server when one holds it). create prints the new key's secret, shown this once;
+its permission is READ_WRITE unless --permission says otherwise.
+`;
+
+const { positionals, values } = commandLine(usage, {
   allowPositionals: true,
   options: { email: { type: 'string' }, name: { type: 'string' }, permission: { type: 'string', default: 'READ_WRITE' }, expires: { type: 'string' }, prefix: { type: 'string' } },
 });
@@ -40,7 +47,7 @@ async function run(database: Database): Promise<void> {
     const { count } = await prisma.apiKey.updateMany({ where: { prefix: required('prefix'), revokedAt: null }, data: { revokedAt: new Date() } });
     console.log(`revoked ${count} key(s)`);
   } else {
-    throw new Error('usage: npm run api-key -- create|list|revoke [--email E] [--name N] [--permission P] [--expires DATE] [--prefix P]');
+    throw new Error(`expected create, list or revoke${command ? `, got "${command}"` : ''} (npm run api-key -- --help)`);
   }
 }
 

@@ -1,8 +1,15 @@
-// npm run db:migrate: applies pending migrations to the configured database (DATABASE_URL, or the embedded one under DATA_DIR,
-// through the running server when one holds it).
+import { commandLine } from '../src/cli.js';
 import { loadConfig } from '../src/config.js';
 import { applyMigrations } from '../src/db/migrate.js';
 import { openEngine } from '../src/db/open-engine.js';
+
+commandLine(`
+usage: npm run db:migrate
+
+Applies the pending migrations of prisma/migrations/ to the configured database: DATABASE_URL (created
+when missing and the role may), else the embedded one under DATA_DIR (./.data), through the running
+server when one holds it. npm start does the same at every start.
+`);
 
 try {
   const engine = await openEngine({ ...loadConfig(), poolSize: 1 }, 'tool');

@@ -1,9 +1,18 @@
-// npm run db:seed [-- --reset]: loads the demo data set into an empty database; --reset empties every table first.
+import { commandLine } from '../src/cli.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/index.js';
 import { countRows, isEmpty, seedDemo, truncateAll } from '../src/db/seed/index.js';
 
-const reset = process.argv.slice(2).includes('--reset');
+const { values } = commandLine(`
+usage: npm run db:seed [-- --reset]
+
+Loads the demo data (two organizations, their users, libraries and boards) into an empty database:
+DATABASE_URL, else the embedded one under DATA_DIR, and prints an API key for the demo owner, admin,
+member and viewer. With DEMO_API_KEY set, the owner's key has that secret.
+
+  --reset   empty every table first (everything in the database is lost)
+`, { options: { reset: { type: 'boolean', default: false } } });
+const reset = values.reset;
 let database: Database | undefined;
 try {
   const config = loadConfig();

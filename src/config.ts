@@ -18,6 +18,8 @@ export interface Config {
   seedDemo: boolean;
   /** Secret of the demo owner's API key, so scripts can rely on it. @default a random one */
   demoApiKey: string | undefined;
+  /** NODE_ENV=production: GraphiQL never opens with the demo key in its headers. @default false */
+  production: boolean;
   /** Deepest selection an operation may nest (a connection hop counts three: field, edges, node). @default 15 */
   maxDepth: number;
   /** Most aliases in one operation; the legacy REST views alias every snake_case field, the texture view 34 of them. @default 60 */
@@ -104,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: flag(env.INTROSPECTION, true),
     seedDemo: flag(env.SEED_DEMO, true),
     demoApiKey: env.DEMO_API_KEY || undefined,
+    production: env.NODE_ENV === 'production',
     maxDepth: integer('MAX_DEPTH', env.MAX_DEPTH, 15),
     maxAliases: integer('MAX_ALIASES', env.MAX_ALIASES, 60),
     maxNodes: integer('MAX_NODES', env.MAX_NODES, 50_000),

@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { commandLine } from './cli.js';
 import { loadConfig, type Config } from './config.js';
 import { db, openDatabase, type Database } from './db/index.js';
 import { DatabaseStartError } from './db/engine.js';
-import { isEmpty, seedDemo } from './db/seed/index.js';
+import { isDemoKey, isEmpty, seedDemo } from './db/seed/index.js';
 import { createApp } from './http/app.js';
 import { serveGraphQLOverWebSocket } from './live/websocket.js';
 import { schema } from './schema/index.js';
@@ -17,18 +18,30 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-async function openAndSeed(config: Config): Promise<Database> {
+/**
+ * Opens the database, loading the demo data into an empty embedded one. Answers the demo owner's
+ * secret when the server knows it: it loaded the demo data now, or DEMO_API_KEY is a key of the data.
+ */
+async function openAndSeed(config: Config): Promise<{ database: Database; demoKey?: string }> {
   const database = await openDatabase(config, 'server');
   try {
-    if (!config.databaseUrl && config.seedDemo && (await isEmpty(database.prisma))) {
+    if (config.databaseUrl) return { database };
+    if (config.seedDemo && (await isEmpty(database.prisma))) {
       const keys = await seedDemo(database.prisma, config.demoApiKey);
       console.log(`The embedded database was empty: loaded the demo data. Demo owner's API key (X-API-KEY): ${keys.owner}`);
+      return { database, demoKey: keys.owner };
     }
+    if (!config.demoApiKey) return { database };
+    if (await isDemoKey(database.prisma, config.demoApiKey)) return { database, demoKey: config.demoApiKey };
+    console.log(
+      `DEMO_API_KEY is not a key of ${config.dataDir}: it applies only when the demo data is first loaded ` +
+        '(start on an empty DATA_DIR, or run npm run db:seed -- --reset).',
+    );
+    return { database };
   } catch (error) {
     await database.close();
     throw error;
   }
-  return database;
 }
 
 /** Stops accepting connections and lets in-flight requests finish, cutting them after SHUTDOWN_GRACE_MS. */
@@ -57,6 +70,21 @@ async function shutdown(): Promise<void> {
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);
 
+commandLine(`
+usage: npm start       (the compiled server; npm run dev runs the TypeScript sources)
+
+Serves GraphQL at http://localhost:$PORT/graphql (GraphiQL in a browser), the legacy REST routes under
+/api/, their OpenAPI page at /docs, and /health and /ready. Settings come from the environment, among them:
+
+  PORT            HTTP port (4000; 0 takes a free one)
+  DATABASE_URL    a PostgreSQL database, created when missing and the role may; unset: the embedded
+                  database under DATA_DIR (./.data), loaded with the demo data on first start
+  DEMO_API_KEY    the demo owner's key when the demo data is loaded (random otherwise)
+  NODE_ENV        production: GraphiQL never opens with the demo key
+
+README.md lists every setting.
+`);
+
 let config: Config;
 try {
   config = loadConfig();
@@ -66,8 +94,9 @@ try {
 }
 
 let database: Database;
+let demoKey: string | undefined;
 try {
-  database = await openAndSeed(config);
+  ({ database, demoKey } = await openAndSeed(config));
 } catch (error) {
   if (error instanceof DatabaseStartError) fail(error.message);
   console.error(error);
@@ -80,7 +109,8 @@ if (stopping) {
 
 let gateway: ReturnType<typeof createApp>;
 try {
-  gateway = createApp({ schema, config });
+  // The page that carries the demo key is served to anyone who reaches the port: never in production.
+  gateway = createApp({ schema, config, demoKey: config.production ? undefined : demoKey });
 } catch (error) {
   // A TRUSTED_DOCUMENTS manifest that cannot be read or parsed.
   await database.close();

@@ -5,6 +5,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { creatingMissingDatabase } from './create-database.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { shareOverSocket, type SharedDatabase } from './pglite-socket.js';
 import { DatabaseStartError } from './start-error.js';
@@ -101,9 +102,10 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   const location = describeUrl(url);
   try {
-    await pool.query('SELECT 1');
+    await creatingMissingDatabase(url, () => pool.query('SELECT 1'));
   } catch (error) {
     await pool.end();
+    if (error instanceof DatabaseStartError) throw error;
     const reason = error instanceof Error && error.message ? `: ${error.message.split('\n')[0]}` : '';
     throw new DatabaseStartError(`cannot reach PostgreSQL at ${location}${reason}`);
   }

@@ -8,7 +8,7 @@ import { db, prisma } from '../db/index.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { contextFactory, type Context } from '../schema/context.js';
 import { LiveHub } from '../live/hub.js';
-import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, renderGraphiQL } from './graphiql.js';
+import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, graphiqlOptions, renderGraphiQL } from './graphiql.js';
 import { graphqlErrorReporting, maskError } from './graphql-errors.js';
 import { operationLimits, operationMeasure } from './limits.js';
 import { storableArguments } from './storable-arguments.js';
@@ -79,9 +79,12 @@ export interface Gateway {
 
 const isGraphQL = (url: string) => url === graphqlPath || url.startsWith(`${graphqlPath}?`);
 
-/** The gateway's HTTP application, built apart from listening so tests can call `request`. */
-export function createApp(options: { schema: GraphQLSchema; config: Config }): Gateway {
-  const { schema, config } = options;
+/**
+ * The gateway's HTTP application, built apart from listening so tests can call `request`. `demoKey`:
+ * the demo owner's secret, which GraphiQL opens with (main.ts says when the server knows it).
+ */
+export function createApp(options: { schema: GraphQLSchema; config: Config; demoKey?: string }): Gateway {
+  const { schema, config, demoKey } = options;
   // Each instance listens for committed changes on its own, and fans them out to its subscribers.
   const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey);
   const measure = operationMeasure(config);
@@ -96,8 +99,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
     // Errors that are not GraphQLErrors reach clients as SERVICE_UNAVAILABLE (the database) or "Unexpected error." (bugs).
     maskedErrors: { maskError },
     landingPage: false,
-    // Every request needs a key; GraphiQL's header editor starts with the one to fill in.
-    graphiql: config.graphiql && { headers: JSON.stringify({ 'X-API-KEY': '<your API key>' }, null, 2) },
+    graphiql: config.graphiql && graphiqlOptions(demoKey),
     renderGraphiQL,
     // Read plans come last: an operation they answer has passed every limit and argument check first.
     plugins: [

@@ -22,6 +22,58 @@ const assets = new Map<string, { type: string; body: (b: Bundle) => string | Uin
   ['favicon.ico', { type: 'image/x-icon', body: (b) => new Uint8Array(Buffer.from(b.favicon.split(',')[1] ?? '', 'base64')) }],
 ]);
 
+/** What the query editor opens with when the browser has no query of its own: a nested read of the demo boards. */
+export const EXAMPLE_QUERY = `# Boards with their data streams, slides and objects:
+# one request, answered by one SQL statement.
+# Run it with the play button; tick fields in the Explorer.
+query NestedBoards {
+  whiteboards(first: 5) {
+    totalCount
+    edges {
+      node {
+        name
+        author { email }
+        dataStreams(first: 5) {
+          edges {
+            node {
+              name
+              slides(first: 5) {
+                edges { node { order name } }
+              }
+            }
+          }
+        }
+        objects(first: 5) {
+          totalCount
+          edges { node { name classConf { name } } }
+        }
+      }
+    }
+  }
+}
+`;
+
+type Options = GraphiQLOptions & {
+  /** The plugin pane open at first, by title; Yoga passes it on to GraphiQL but its type does not list it. */
+  visiblePlugin?: string;
+};
+
+/**
+ * How GraphiQL opens: the example query, the Explorer shown, and the demo owner's key in the headers
+ * when the server knows it, else a placeholder to replace.
+ */
+export function graphiqlOptions(demoKey: string | undefined): Options {
+  return {
+    title: 'Whiteboard GraphiQL',
+    defaultQuery: EXAMPLE_QUERY,
+    headers: JSON.stringify({ 'X-API-KEY': demoKey ?? '<your API key>' }, null, 2),
+    // A key is a secret: kept out of the browser's storage, the page brings the current one each time.
+    shouldPersistHeaders: false,
+    // The query builder that the installed GraphiQL bundles (@graphiql/plugin-explorer); no CDN needed.
+    visiblePlugin: 'GraphiQL Explorer',
+  };
+}
+
 /** Serves the files of `@graphql-yoga/render-graphiql` under GRAPHIQL_ASSETS_PATH. */
 export function graphiqlAssets(): Hono {
   return new Hono().get('/:name', async (c) => {

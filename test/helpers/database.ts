@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { creatingMissingDatabase } from '../../src/db/create-database.js';
 import { openDatabase, type Database } from '../../src/db/index.js';
 import { seedDemo } from '../../src/db/seed/index.js';
 import type { DemoKeys } from '../../src/db/seed/keys.js';
@@ -18,8 +19,12 @@ export async function openTestDatabase(
     return { database, keys, drop: () => database.close() };
   }
   const name = `gateway_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
+  // The database TEST_DATABASE_URL names is created when missing, as the server creates DATABASE_URL's.
+  const admin = await creatingMissingDatabase(serverUrl, async () => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    return client;
+  });
   await admin.query(`CREATE DATABASE "${name}"`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;

@@ -1,9 +1,14 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('../..', import.meta.url).pathname;
 const startScript: string = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
+
+/** Compiles the server that `npm start` runs (the suite does it once, in its global setup). */
+export function buildServer(): void {
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root });
+}
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -37,7 +42,8 @@ export function startServer(env: Record<string, string>): ServerProcess {
 /** Runs `npm run <script> -- <args>` as a user would; resolves with its output and exit code. */
 export function runScript(script: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('npm', ['run', '--silent', script, '--', ...args], { cwd: root, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+    // No prestart build: rebuilding dist/ here would pull it from under other files' servers.
+    execFile('npm', ['run', '--silent', '--ignore-scripts', script, '--', ...args], { cwd: root, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });

@@ -1,6 +1,7 @@
 // Loads the demo data set of ./data.ts in one transaction: one INSERT per table, rows in a fixed order, so a fresh
 // database always gets the same ids; timestamps come from a fixed clock.
 import { createHash } from 'node:crypto';
+import { hashSecret } from '../../auth/api-keys.js';
 import type { Prisma } from '../index.js';
 import type { Prisma as Client } from '../../generated/prisma/client.js';
 import type { ClassConfAttributeType } from '../../generated/prisma/enums.js';
@@ -54,6 +55,12 @@ export const demo = {
     objectRepositoryEntry: data.repository.length,
   } satisfies Record<Delegate, number>,
 };
+
+/** Whether `secret` is a key of the demo owner that is not revoked (DEMO_API_KEY on data loaded before). */
+export async function isDemoKey(prisma: Prisma, secret: string): Promise<boolean> {
+  const count = await prisma.apiKey.count({ where: { secretHash: hashSecret(secret), revokedAt: null, user: { email: data.users.owner.email } } });
+  return count > 0;
+}
 
 export async function isEmpty(prisma: Prisma): Promise<boolean> {
   return (await prisma.organization.count()) === 0;
