@@ -1,10 +1,10 @@
 import { builder } from './builder.js';
-import type { Transaction } from './changes.js';
 import { defineCrudMutations, defineReorderMutation, type FieldSpec } from './crud.js';
 import { badUserInput } from './errors.js';
 import { rowIdNode } from './global-id.js';
 import { DataStreamConnectionDirection } from './enums.js';
 import { pageByOrder } from './pagination.js';
+import { nextPosition } from './positions.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('DataStream', {
@@ -95,19 +95,6 @@ defineRootFields({
 const longText: FieldSpec = { type: 'String', maxLength: 10_000 };
 const position: FieldSpec = { type: 'Int', min: 1, description: 'Position in the stream; a new row without one goes last.' };
 
-/** Puts a new slide or step last in its stream unless the caller chose a position. */
-function appendToStream(model: 'slide' | 'dataStreamConnection') {
-  return async (tx: Transaction, data: Record<string, unknown>) => {
-    if (data.order != null) return {};
-    const dataStreamId = data.dataStreamId as number;
-    // Locking the stream makes concurrent appends take turns instead of both reading the same last position.
-    await tx.$queryRaw`SELECT id FROM whiteboard_data_stream WHERE id = ${dataStreamId} FOR UPDATE`;
-    const delegate = tx[model] as unknown as { aggregate(args: object): Promise<{ _max: { order: number | null } }> };
-    const { _max } = await delegate.aggregate({ where: { dataStreamId }, _max: { order: true } });
-    return { order: (_max.order ?? 0) + 1 };
-  };
-}
-
 defineCrudMutations({
   model: 'DataStream',
   typeName: 'DataStream',
@@ -143,7 +130,7 @@ defineCrudMutations({
     cameraY2: { type: 'Float' },
     enableDescription: { type: 'Boolean' },
   },
-  onCreate: async (tx, data, ctx) => ({ authorId: ctx.principal.userId, ...(await appendToStream('slide')(tx, data)) }),
+  onCreate: async (tx, data, ctx) => ({ authorId: ctx.principal.userId, order: (data.order as number | undefined) ?? (await nextPosition(tx, 'Slide', data.dataStreamId as number)) }),
 });
 
 defineCrudMutations({
@@ -159,7 +146,7 @@ defineCrudMutations({
     order: position,
     description: longText,
   },
-  onCreate: appendToStream('dataStreamConnection'),
+  onCreate: async (tx, data) => ({ order: (data.order as number | undefined) ?? (await nextPosition(tx, 'DataStreamConnection', data.dataStreamId as number)) }),
   // A stream can only walk the connections drawn on its own board.
   check: async (tx, data, rowId) => {
     if (data.objectConnectionId == null) return;

@@ -3,6 +3,7 @@ import type { Transaction } from '../changes.js';
 import { defineCrudMutations, defineReorderMutation, type FieldSpec } from '../crud.js';
 import { ClassConfAttributeType, LibraryClassType, LibraryPublishedStatus } from '../enums.js';
 import { badUserInput, conflict } from '../errors.js';
+import { nextPosition } from '../positions.js';
 
 /** How many names a refusal lists before it says "and N more". */
 const NAMES_SHOWN = 5;
@@ -109,11 +110,7 @@ defineCrudMutations({
     choices: { type: ['String'], description: 'Allowed values; a CHOICE attribute needs at least one.' },
   },
   check: checkAttribute,
-  onCreate: async (tx, data) => {
-    if (data.order != null) return {};
-    const last = await tx.classConfAttribute.aggregate({ where: { classConfId: data.classConfId as number }, _max: { order: true } });
-    return { order: (last._max.order ?? 0) + 1 };
-  },
+  onCreate: async (tx, data) => ({ order: (data.order as number | undefined) ?? (await nextPosition(tx, 'ClassConfAttribute', data.classConfId as number)) }),
 });
 
 defineReorderMutation({
