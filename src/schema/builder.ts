@@ -52,6 +52,9 @@ export const builder = new SchemaBuilder<{
   },
 });
 
+/** The builder's type parameters, for helpers that build fields of any type. */
+export type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
+
 builder.queryType({});
 // A read-only key can never change anything, whatever its user's role.
 builder.mutationType({ authScopes: { writeKey: true } });

@@ -1,6 +1,6 @@
 import { permissions, keyAllows, roleAllows, type Action } from '../auth/roles.js';
 import { organizationOf, organizationSelect, tenancyWhere, type OrganizationScopedModel } from '../auth/tenancy.js';
-import { delegateOf } from '../db/delegate.js';
+import { delegateOf, type Client } from '../db/delegate.js';
 import { prisma, type Prisma } from '../db/index.js';
 import type { ActionMethod } from '../generated/prisma/enums.js';
 import type { Context } from './context.js';
@@ -28,10 +28,10 @@ export async function findForChange(
   model: OrganizationScopedModel,
   rowId: number,
   what: string,
-  client: object = prisma(),
+  client: Client = prisma(),
 ): Promise<{ id: number; organizationId: number }> {
   const row = await delegateOf(client, model).findFirst({
-    where: { AND: [{ id: rowId }, tenancyWhere(model, ctx.principal)] },
+    where: { id: rowId, AND: [tenancyWhere(model, ctx.principal)] },
     select: { id: true, ...organizationSelect(model) },
   });
   if (!row) throw notFound(what);

@@ -130,7 +130,7 @@ defineCrudMutations({
     cameraY2: { type: 'Float' },
     enableDescription: { type: 'Boolean' },
   },
-  onCreate: async (tx, data, ctx) => ({ authorId: ctx.principal.userId, order: (data.order as number | undefined) ?? (await nextPosition(tx, 'Slide', data.dataStreamId as number)) }),
+  onCreate: async (tx, data, ctx) => ({ authorId: ctx.principal.userId, order: data.order ?? (await nextPosition(tx, 'Slide', data.dataStreamId)) }),
 });
 
 defineCrudMutations({
@@ -146,26 +146,24 @@ defineCrudMutations({
     order: position,
     description: longText,
   },
-  onCreate: async (tx, data) => ({ order: (data.order as number | undefined) ?? (await nextPosition(tx, 'DataStreamConnection', data.dataStreamId as number)) }),
+  onCreate: async (tx, data) => ({ order: data.order ?? (await nextPosition(tx, 'DataStreamConnection', data.dataStreamId)) }),
   // A stream can only walk the connections drawn on its own board.
   check: async (tx, data, rowId) => {
     if (data.objectConnectionId == null) return;
     const stream = rowId == null
-      ? await tx.dataStream.findUniqueOrThrow({ where: { id: data.dataStreamId as number }, select: { whiteboardId: true } })
+      ? await tx.dataStream.findUniqueOrThrow({ where: { id: data.dataStreamId! }, select: { whiteboardId: true } })
       : (await tx.dataStreamConnection.findUniqueOrThrow({ where: { id: rowId }, select: { dataStream: { select: { whiteboardId: true } } } })).dataStream;
-    const connection = await tx.whiteboardObjectConnection.findUnique({ where: { id: data.objectConnectionId as number }, select: { whiteboardId: true } });
+    const connection = await tx.whiteboardObjectConnection.findUnique({ where: { id: data.objectConnectionId }, select: { whiteboardId: true } });
     if (connection?.whiteboardId !== stream.whiteboardId) {
       throw badUserInput(`objectConnectionId ${data.objectConnectionId} is not a connection on the stream's board`, 'input.objectConnectionId');
     }
   },
 });
 
-defineReorderMutation({ model: 'Slide', name: 'reorderSlides', parentField: 'dataStreamId', parentModel: 'DataStream', label: 'Slide', action: 'editContent' });
+defineReorderMutation({ model: 'Slide', name: 'reorderSlides', label: 'Slide', action: 'editContent' });
 defineReorderMutation({
   model: 'DataStreamConnection',
   name: 'reorderDataStreamConnections',
-  parentField: 'dataStreamId',
-  parentModel: 'DataStream',
   label: 'Data stream connection',
   action: 'editContent',
 });

@@ -19,7 +19,7 @@ export function decodeGlobalId(globalId: string): { typename: string; id: string
  * Node options shared by every type: the global id wraps the row id, and a node id with no row the
  * caller may see (none at all, or one of another organization) resolves to null, not an error.
  */
-export function rowIdNode(model: ModelName) {
+export function rowIdNode<M extends ModelName>(model: M) {
   return {
     id: { field: 'id' as const },
     extensions: readPlan({ globalIdField: 'id' }),

@@ -45,7 +45,7 @@ defineCrudMutations({
     description: { type: 'String', maxLength: 10_000 },
   },
   onCreate: async (tx, data, ctx) => {
-    const object = await tx.whiteboardObject.findUniqueOrThrow({ where: { id: data.objectId as number }, select: { whiteboard: { select: { organizationId: true } } } });
+    const object = await tx.whiteboardObject.findUniqueOrThrow({ where: { id: data.objectId }, select: { whiteboard: { select: { organizationId: true } } } });
     return { organizationId: object.whiteboard.organizationId, authorId: ctx.principal.userId };
   },
   operations: ['create'],

@@ -116,7 +116,7 @@ defineCrudMutations({
     name: { type: 'String', required: true },
     rateId: { type: 'Int', description: 'Row id of a rate (see rateChoices); null for none.' },
   },
-  check: (tx, data) => checkRate(tx, data.rateId as number | null | undefined),
+  check: (tx, data) => checkRate(tx, data.rateId),
   operations: ['update'],
 });
 

@@ -53,7 +53,7 @@ export const pageById = { ...connectionOptions, query: { orderBy: { id: 'asc' as
 export const pageByOrder = { ...connectionOptions, query: { orderBy: [{ order: 'asc' as const }, { id: 'asc' as const }] } };
 
 /** A related list that can reach into other organizations (a user's boards), limited to the caller's. */
-export function pageInTenancy(model: ModelName) {
+export function pageInTenancy<M extends ModelName>(model: M) {
   return {
     ...connectionOptions,
     query: (_args: object, ctx: Context) => ({ where: tenancyWhere(model, ctx.principal), orderBy: { id: 'asc' as const } }),

@@ -1,23 +1,40 @@
+import type { Where } from '../db/delegate.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { Transaction } from './changes.js';
 
-/** The children kept in an order: the table of the parent their appends lock, and their highest position under a parent. */
+/**
+ * The children kept in an order, each under its parent: the parent's model, the column naming it,
+ * the table its appends lock, and the child's highest position under a parent.
+ */
 const orderedLists = {
   Slide: {
+    parentModel: 'DataStream',
+    parentField: 'dataStreamId',
     parentTable: 'whiteboard_data_stream',
+    children: (dataStreamId: number): Where<'Slide'> => ({ dataStreamId }),
     last: (tx: Transaction, dataStreamId: number) => tx.slide.aggregate({ where: { dataStreamId }, _max: { order: true } }),
   },
   DataStreamConnection: {
+    parentModel: 'DataStream',
+    parentField: 'dataStreamId',
     parentTable: 'whiteboard_data_stream',
+    children: (dataStreamId: number): Where<'DataStreamConnection'> => ({ dataStreamId }),
     last: (tx: Transaction, dataStreamId: number) => tx.dataStreamConnection.aggregate({ where: { dataStreamId }, _max: { order: true } }),
   },
   ClassConfAttribute: {
+    parentModel: 'ClassConf',
+    parentField: 'classConfId',
     parentTable: 'library_class_conf',
+    children: (classConfId: number): Where<'ClassConfAttribute'> => ({ classConfId }),
     last: (tx: Transaction, classConfId: number) => tx.classConfAttribute.aggregate({ where: { classConfId }, _max: { order: true } }),
   },
-};
+} as const;
 
 export type OrderedList = keyof typeof orderedLists;
+
+export function orderedList<L extends OrderedList>(list: L): (typeof orderedLists)[L] {
+  return orderedLists[list];
+}
 
 /**
  * The position after a parent's last child, for the row this transaction appends. Every append

@@ -2,10 +2,10 @@ import { tenancyWhere, type ModelName } from '../auth/tenancy.js';
 import { delegateOf } from '../db/delegate.js';
 import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
-import { filterToWhere, modelFilter, modelOrder, orderToPrisma, type FilterKind } from './filters.js';
+import { filterToWhere, modelFilter, modelOrder, orderToPrisma, type FilterKind, type FilterValue } from './filters.js';
 import { badUserInput } from './errors.js';
 import { connectionOptions } from './pagination.js';
-import { readPlan, type FindArgs } from '../read-plans/extensions.js';
+import { readPlan } from '../read-plans/extensions.js';
 import type { Context } from './context.js';
 
 export interface RootFieldsSpec {
@@ -41,16 +41,16 @@ export function defineRootFields(spec: RootFieldsSpec): void {
   const OrderBy = modelOrder(typeName, spec.order);
   const rows = () => delegateOf(prisma(), spec.model);
   // One definition of what each root field asks Prisma, for its resolver and for the read planner.
-  const listArgs = (args: { filter?: object | null; orderBy?: { field: string; direction: 'ASC' | 'DESC' }[] | null; offset?: number | null; last?: number | null; before?: string | null }, ctx: Context): Required<FindArgs> => ({
-    where: { AND: [filterToWhere(args.filter as never), tenancyWhere(spec.model, ctx.principal)] },
+  const listArgs = (args: { filter?: FilterValue | null; orderBy?: { field: string; direction: 'ASC' | 'DESC' }[] | null; offset?: number | null; last?: number | null; before?: string | null }, ctx: Context) => ({
+    where: { AND: [filterToWhere(args.filter), tenancyWhere(spec.model, ctx.principal)] },
     orderBy: orderToPrisma(args.orderBy),
     skip: offsetOf(args),
   });
-  const singleArgs = (args: { rowId: number }, ctx: Context): FindArgs => ({ where: { id: args.rowId, AND: [tenancyWhere(spec.model, ctx.principal)] } });
+  const singleArgs = (args: { rowId: number }, ctx: Context) => ({ where: { id: args.rowId, AND: [tenancyWhere(spec.model, ctx.principal)] } });
 
   builder.queryField(spec.list, (t) =>
     t.prismaConnection({
-      type: spec.model as never,
+      type: spec.model,
       ...connectionOptions,
       description: `${typeName} rows, a page at a time.`,
       args: {
@@ -62,19 +62,19 @@ export function defineRootFields(spec: RootFieldsSpec): void {
       totalCount: (_parent, args, ctx) => rows().count({ where: listArgs(args, ctx).where }),
       resolve: (query, _parent, args, ctx) => {
         const { where, orderBy, skip } = listArgs(args, ctx);
-        return rows().findMany({ ...query, skip: (query.skip ?? 0) + skip, where, orderBy }) as never;
+        return rows().findMany({ ...query, skip: (query.skip ?? 0) + skip, where, orderBy });
       },
     }),
   );
 
   builder.queryField(spec.single, (t) =>
     t.prismaField({
-      type: spec.model as never,
+      type: spec.model,
       nullable: true,
       description: `One ${typeName} by its database id; null when there is none.`,
       args: { rowId: t.arg.int({ required: true }) },
       extensions: readPlan({ root: 'single', model: spec.model, findArgs: singleArgs }),
-      resolve: (query, _parent, args, ctx) => rows().findUnique({ ...query, where: singleArgs(args, ctx).where as never }) as never,
+      resolve: (query, _parent, args, ctx) => rows().findUnique({ ...query, ...singleArgs(args, ctx) }),
     }),
   );
 }

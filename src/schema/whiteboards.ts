@@ -91,7 +91,7 @@ for (const [name, inTheArchive] of [['archiveWhiteboard', true], ['unarchiveWhit
   );
 }
 
-const whiteboardCrud: CrudSpec = {
+const whiteboardCrud: CrudSpec<'Whiteboard', 'organizationId'> = {
   model: 'Whiteboard',
   typeName: 'Whiteboard',
   label: 'Whiteboard',

@@ -1,3 +1,4 @@
+import type { Columns } from '../../db/delegate.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { Transaction } from '../changes.js';
 import { defineCrudMutations, defineReorderMutation, type FieldSpec } from '../crud.js';
@@ -73,16 +74,16 @@ defineCrudMutations({
 /** Attribute codes name values in exported documents and highlight rules, so they stay plain. */
 const CODE_PATTERN = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
-async function checkAttribute(tx: Transaction, data: Record<string, unknown>, rowId: number | null): Promise<void> {
+async function checkAttribute(tx: Transaction, data: Columns<'ClassConfAttribute'>, rowId: number | null): Promise<void> {
   const current = rowId === null ? null : await tx.classConfAttribute.findUniqueOrThrow({ where: { id: rowId }, select: { classConfId: true, type: true, choices: true, code: true } });
-  const classConfId = (data.classConfId as number | undefined) ?? current!.classConfId;
-  const code = data.code as string | undefined;
+  const classConfId = data.classConfId ?? current!.classConfId;
+  const { code } = data;
   if (code !== undefined && code !== current?.code) {
     if (!CODE_PATTERN.test(code)) throw badUserInput('code must start with a letter or _ and hold only letters, digits, _, . and -', 'input.code');
     const taken = await tx.classConfAttribute.findFirst({ where: { classConfId, code }, select: { id: true } });
     if (taken) throw badUserInput(`class ${classConfId} already has an attribute with code ${code}`, 'input.code');
   }
-  const type = (data.type as string | undefined) ?? current?.type ?? 'STRING';
+  const type = data.type ?? current?.type ?? 'STRING';
   const choices = ((data.choices as string[] | null | undefined) ?? current?.choices ?? []).map((choice) => choice.trim());
   if (choices.some((choice) => choice === '')) throw badUserInput('choices cannot be empty strings', 'input.choices');
   if (new Set(choices).size !== choices.length) throw badUserInput('choices must be distinct', 'input.choices');
@@ -110,14 +111,12 @@ defineCrudMutations({
     choices: { type: ['String'], description: 'Allowed values; a CHOICE attribute needs at least one.' },
   },
   check: checkAttribute,
-  onCreate: async (tx, data) => ({ order: (data.order as number | undefined) ?? (await nextPosition(tx, 'ClassConfAttribute', data.classConfId as number)) }),
+  onCreate: async (tx, data) => ({ order: data.order ?? (await nextPosition(tx, 'ClassConfAttribute', data.classConfId)) }),
 });
 
 defineReorderMutation({
   model: 'ClassConfAttribute',
   name: 'reorderClassConfAttributes',
-  parentField: 'classConfId',
-  parentModel: 'ClassConf',
   label: 'Class attribute',
   action: 'manageLibraries',
 });
