@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import { db, prisma } from '../db/index.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { contextFactory, type Context } from '../schema/context.js';
+import { useRequirePrincipal } from './use-require-principal.js';
 import { LiveHub } from '../live/hub.js';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, renderGraphiQL } from './graphiql.js';
 import { graphqlErrorReporting, maskError } from './graphql-errors.js';
@@ -86,13 +87,14 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
     // Errors that are not GraphQLErrors reach clients as SERVICE_UNAVAILABLE (the database) or "Unexpected error." (bugs).
     maskedErrors: { maskError },
     landingPage: false,
-    // Every request needs a key; GraphiQL's header editor starts with the one to fill in.
+    // Every request but a registration needs a key; GraphiQL's header editor starts with the one to fill in.
     graphiql: config.graphiql && { headers: JSON.stringify({ 'X-API-KEY': '<your API key>' }, null, 2) },
     renderGraphiQL,
     // Read plans come last: an operation they answer has passed every limit and argument check first.
     plugins: [
       bodyLimits(config),
       ...graphqlErrorReporting(),
+      useRequirePrincipal(),
       ...operationLimits(config),
       ...(config.introspection ? [] : [disableIntrospection]),
       storableArguments(),

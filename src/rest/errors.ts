@@ -24,11 +24,6 @@ export const invalid = (items: ValidationItem[]): Answer => ({ status: 422, body
 /** The database cannot be reached: the caller may try again. */
 export const unavailable = (): Answer => ({ status: 503, body: { detail: unavailableMessage }, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
 
-export function notImplemented(route: CompiledRoute): Answer {
-  const why = route.notBuilt.length ? `GraphQL ${route.notBuilt.join(', ')} is not built` : route.invalid.join('; ');
-  return { status: 501, body: { detail: `Not implemented yet: ${route.name} (${why})` } };
-}
-
 /** `input.objects[3].name` -> `['input', 'objects', 3, 'name']`. */
 const keysOf = (field: string): (string | number)[] => field.split(/\.|(?=\[)/).map((key) => (key.startsWith('[') ? Number(key.slice(1, -1)) : key));
 

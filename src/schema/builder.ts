@@ -37,11 +37,11 @@ export const builder = new SchemaBuilder<{
   },
   scopeAuth: {
     authScopes: (ctx) => ({
-      writeKey: keyAllows(ctx.principal.permission, 'READ_WRITE'),
-      platformAdmin: ctx.principal.isAdmin,
+      writeKey: !!ctx.principal && keyAllows(ctx.principal.permission, 'READ_WRITE'),
+      platformAdmin: !!ctx.principal?.isAdmin,
     }),
     unauthorizedError: (_parent, ctx, _info, result) =>
-      forbidden(ctx.principal.permission === 'READ_ONLY' ? 'This API key is read-only' : result.message),
+      forbidden(ctx.principal?.permission === 'READ_ONLY' ? 'This API key is read-only' : result.message),
   },
   relay: {
     clientMutationId: 'omit',

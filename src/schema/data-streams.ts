@@ -6,6 +6,7 @@ import { DataStreamConnectionDirection } from './enums.js';
 import { pageByOrder } from './pagination.js';
 import { nextPosition } from './positions.js';
 import { defineRootFields } from './root-fields.js';
+import { principalOf } from './context.js';
 
 builder.prismaNode('DataStream', {
   ...rowIdNode('DataStream'),
@@ -108,7 +109,7 @@ defineCrudMutations({
     icon: { type: 'String' },
     color: { type: 'String', maxLength: 32 },
   },
-  onCreate: (_tx, _data, ctx) => ({ authorId: ctx.principal.userId }),
+  onCreate: (_tx, _data, ctx) => ({ authorId: principalOf(ctx).userId }),
 });
 
 defineCrudMutations({
@@ -130,7 +131,7 @@ defineCrudMutations({
     cameraY2: { type: 'Float' },
     enableDescription: { type: 'Boolean' },
   },
-  onCreate: async (tx, data, ctx) => ({ authorId: ctx.principal.userId, order: data.order ?? (await nextPosition(tx, 'Slide', data.dataStreamId)) }),
+  onCreate: async (tx, data, ctx) => ({ authorId: principalOf(ctx).userId, order: data.order ?? (await nextPosition(tx, 'Slide', data.dataStreamId)) }),
 });
 
 defineCrudMutations({

@@ -1,5 +1,5 @@
 import { tenancyWhere, type ModelName } from '../auth/tenancy.js';
-import type { Context } from './context.js';
+import { principalOf, type Context } from './context.js';
 import { badUserInput } from './errors.js';
 import { readPlan } from '../read-plans/extensions.js';
 
@@ -24,6 +24,6 @@ export function rowIdNode<M extends ModelName>(model: M) {
     id: { field: 'id' as const },
     extensions: readPlan({ globalIdField: 'id' }),
     nullable: true as const,
-    findUnique: (id: string, ctx: Context) => ({ id: Number(id), AND: [tenancyWhere(model, ctx.principal)] }),
+    findUnique: (id: string, ctx: Context) => ({ id: Number(id), AND: [tenancyWhere(model, principalOf(ctx))] }),
   };
 }

@@ -1,6 +1,6 @@
 import { parsePrismaCursor } from '@pothos/plugin-prisma';
 import { tenancyWhere, type ModelName } from '../auth/tenancy.js';
-import type { Context } from './context.js';
+import { principalOf, type Context } from './context.js';
 import { badUserInput } from './errors.js';
 
 /** Largest page a connection returns. */
@@ -56,6 +56,6 @@ export const pageByOrder = { ...connectionOptions, query: { orderBy: [{ order: '
 export function pageInTenancy<M extends ModelName>(model: M) {
   return {
     ...connectionOptions,
-    query: (_args: object, ctx: Context) => ({ where: tenancyWhere(model, ctx.principal), orderBy: { id: 'asc' as const } }),
+    query: (_args: object, ctx: Context) => ({ where: tenancyWhere(model, principalOf(ctx)), orderBy: { id: 'asc' as const } }),
   };
 }

@@ -6,7 +6,7 @@ import { filterToWhere, modelFilter, modelOrder, orderToPrisma, type FilterKind,
 import { badUserInput } from './errors.js';
 import { connectionOptions } from './pagination.js';
 import { readPlan } from '../read-plans/extensions.js';
-import type { Context } from './context.js';
+import { principalOf, type Context } from './context.js';
 
 export interface RootFieldsSpec {
   /** The Prisma model behind the type. */
@@ -42,11 +42,11 @@ export function defineRootFields(spec: RootFieldsSpec): void {
   const rows = () => delegateOf(prisma(), spec.model);
   // One definition of what each root field asks Prisma, for its resolver and for the read planner.
   const listArgs = (args: { filter?: FilterValue | null; orderBy?: { field: string; direction: 'ASC' | 'DESC' }[] | null; offset?: number | null; last?: number | null; before?: string | null }, ctx: Context) => ({
-    where: { AND: [filterToWhere(args.filter), tenancyWhere(spec.model, ctx.principal)] },
+    where: { AND: [filterToWhere(args.filter), tenancyWhere(spec.model, principalOf(ctx))] },
     orderBy: orderToPrisma(args.orderBy),
     skip: offsetOf(args),
   });
-  const singleArgs = (args: { rowId: number }, ctx: Context) => ({ where: { id: args.rowId, AND: [tenancyWhere(spec.model, ctx.principal)] } });
+  const singleArgs = (args: { rowId: number }, ctx: Context) => ({ where: { id: args.rowId, AND: [tenancyWhere(spec.model, principalOf(ctx))] } });
 
   builder.queryField(spec.list, (t) =>
     t.prismaConnection({

@@ -5,6 +5,7 @@ import { defineCrudMutations, defineReorderMutation, type FieldSpec } from '../c
 import { ClassConfAttributeType, LibraryClassType, LibraryPublishedStatus } from '../enums.js';
 import { badUserInput, conflict } from '../errors.js';
 import { nextPosition } from '../positions.js';
+import { principalOf } from '../context.js';
 
 /** How many names a refusal lists before it says "and N more". */
 const NAMES_SHOWN = 5;
@@ -32,14 +33,14 @@ defineCrudMutations({
   label: 'Library',
   action: 'manageLibraries',
   parent: 'organizationId',
-  defaultParent: (ctx) => ctx.principal.activeOrganizationId,
+  defaultParent: (ctx) => principalOf(ctx).activeOrganizationId,
   fields: {
     organizationId: { type: 'Int', references: 'Organization', description: 'Defaults to the active organization.' },
     name: { type: 'String', required: true },
     description: text(10_000),
     publishedStatus: { type: LibraryPublishedStatus },
   },
-  onCreate: (_tx, _data, ctx) => ({ authorId: ctx.principal.userId }),
+  onCreate: (_tx, _data, ctx) => ({ authorId: principalOf(ctx).userId }),
   beforeDelete: async (tx, rowId) => {
     const library = await tx.library.findUniqueOrThrow({ where: { id: rowId }, select: { name: true } });
     const usage = await objectUsage(tx, { classConf: { libraryId: rowId } });

@@ -1,6 +1,7 @@
 import { defineCrudMutations, type FieldSpec } from '../crud.js';
 import { ObjectConnectionDirection, ObjectConnectionShape, ObjectConnectionStyle } from '../enums.js';
 import { badUserInput } from '../errors.js';
+import { principalOf } from '../context.js';
 
 const longText: FieldSpec = { type: 'String', maxLength: 10_000 };
 const size: FieldSpec = { type: 'Float', min: 0 };
@@ -18,7 +19,7 @@ defineCrudMutations({
     name: { type: 'String', required: true },
     description: longText,
   },
-  onCreate: (_tx, _data, ctx) => ({ authorId: ctx.principal.userId }),
+  onCreate: (_tx, _data, ctx) => ({ authorId: principalOf(ctx).userId }),
   // Values of another class would be orphans the object can never edit again, so a change of class drops them.
   onUpdate: async (tx, data, rowId) => {
     if (data.classConfId === undefined) return;
