@@ -45,3 +45,14 @@ it('checks the body before anything happens, and refuses an e-mail that already 
   expect(taken.status).toBe(409);
   expect(await server.database.prisma.user.count()).toBe(users);
 });
+
+it('is the public GraphQL mutation registerWithInvite; an operation asking for anything else without a key is refused as before', async () => {
+  const token = await invite('graphql.newcomer@example.com');
+  const registration = `mutation($input: RegisterWithInviteInput!) { registerWithInvite(input: $input) { userId membershipId apiKey } }`;
+  const mixed = await server.graphql(`mutation($input: RegisterWithInviteInput!) { registerWithInvite(input: $input) { userId } createLibrary(input: { name: "x" }) { library { rowId } } }`, { input: { token, firstName: 'Gil' } }, null);
+  expect([mixed.status, mixed.data, mixed.errors?.[0].extensions?.code]).toEqual([401, undefined, 'UNAUTHENTICATED']);
+
+  const response = await server.graphql(registration, { input: { token, firstName: 'Gil' } }, null);
+  expect(response.errors).toBeUndefined();
+  expect(response.data!.registerWithInvite).toEqual({ userId: expect.any(Number), membershipId: expect.any(Number), apiKey: expect.stringMatching(/^wbg_/) });
+});

@@ -136,7 +136,12 @@ const scenarios: Record<string, (call: Call) => Promise<void> | void> = {
     call.body!.file = new File([JSON.stringify(await exported())], 'board.json', { type: 'application/json' });
   },
   'upload/Create Upload File': (call) => void (call.body!.file = new File([png], 'dot.png', { type: 'image/png' })),
+  'user-invite/Register User Invite': async (call) => {
+    const email = `newcomer.${++newcomers}@example.com`;
+    call.body!.token = (await server.graphql(`mutation { createUserInvite(input: { email: "${email}", role: MEMBER }) { token } }`)).data!.createUserInvite.token;
+  },
 };
+let newcomers = 0;
 
 /** A request for the route: seeded ids in the path, required parameters and body fields filled in. */
 async function callFor(route: CompiledRoute): Promise<Call> {
@@ -194,7 +199,7 @@ const listedIds = (body: unknown): number[] => (Array.isArray(body) ? body.map((
 
 // Runs before the suite below changes anything: a key of Globex against every route, with Acme's rows.
 describe('a key of another organization', () => {
-  for (const route of routes.filter((candidate) => !candidate.invalid.length)) {
+  for (const route of routes) {
     it(`${route.method} ${route.path} ${route.name}`, async () => {
       const call = await callFor(route);
       const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => String(call.path[name]));
@@ -227,10 +232,6 @@ describe('every route of the table', () => {
       const call = await callFor(route);
       if (route.method === 'DELETE') await rowToDelete(route, call);
       const response = await send(route, call);
-      if (route.invalid.length) {
-        expect(response.status).toBe(501);
-        return;
-      }
       const status = route.status ?? (route.kind === 'empty' ? 204 : 200);
       expect(response.status, JSON.stringify(response.body)).toBe(status);
       const answer = openapi.paths[route.path][route.method.toLowerCase()].responses[status];

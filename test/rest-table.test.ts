@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { compileRoute } from '../src/rest/compile.js';
-import { notImplemented } from '../src/rest/errors.js';
 import { compileRoutes } from '../src/rest/index.js';
 import { openApiDocument } from '../src/rest/openapi.js';
 import { fastApiOperationId } from '../src/rest/operation-ids.js';
@@ -42,12 +41,13 @@ describe('the route table', () => {
     }
   });
 
-  it('has beyond the inventory exactly the import and upload operations its body schemas imply, at their paths', () => {
+  it('has beyond the inventory exactly the operations its body schemas imply (import, upload, and registration by RegisterUserInviteSchema), at their paths', () => {
     const implied = [...legacy.matchAll(/Body_(\w+?)(?=[,.\s])/g)].map((match) => match[1]);
     expect(implied).toHaveLength(3);
+    expect(legacy).toContain('RegisterUserInviteSchema');
     const listed = count(inventory().map(key));
     const extra = compiled.filter((route) => !listed.has(key(route)));
-    expect(extra.map(fastApiOperationId).sort()).toEqual(implied.sort());
+    expect(extra.map(fastApiOperationId).sort()).toEqual([...implied, 'register_user_invite_api_users_invite_v1_register__post'].sort());
   });
 
   it('serves each method and path once, at /api/<area>/v1/ paths with a trailing slash', () => {
@@ -56,21 +56,9 @@ describe('the route table', () => {
     for (const route of compiled) expect(route.path).toMatch(/^\/api\/([a-z-]+\/)+v1\/([a-z-]+\/|\{[a-z_]+\}\/)*$/);
   });
 
-  it('runs only operations that validate against the schema, or answers 501 naming the GraphQL field not built yet', () => {
-    const notBuilt = compiled.filter((route) => route.invalid.length > 0);
-    for (const route of notBuilt) {
-      // A route that fails for another reason (a renamed payload field, a typo) is a bug in the table.
-      expect(route.notBuilt, `${route.name}: ${route.invalid.join('; ')}`).not.toEqual([]);
-      expect((notImplemented(route).body as { detail: string }).detail).toMatch(/^Not implemented yet: .+ \(GraphQL .+ is not built\)$/);
-    }
-    console.info(`REST routes: ${compiled.length - notBuilt.length} live, ${notBuilt.length} answering 501${notBuilt.map((route) => `\n  501 ${route.method} ${route.path} ${route.name}: ${route.notBuilt.join(', ')}`).join('')}`);
-  });
-
-  it('flags a route whose GraphQL field does not exist with the field it waits for', () => {
+  it('refuses at start-up a route whose operation does not validate, naming the route', () => {
     const route: Route = { group: 'whiteboard', name: 'Future', method: 'POST', path: '/api/whiteboard/v1/future/', kind: 'payload', operation: 'mutation Future($input: FutureInput!) { future(input: $input) { whiteboard { rowId } } }', body: 'input' };
-    const future = compileRoute(route, schema);
-    expect(future.notBuilt).toEqual(['Mutation.future']);
-    expect(notImplemented(future).body).toEqual({ detail: 'Not implemented yet: Future (GraphQL Mutation.future is not built)' });
+    expect(() => compileRoute(route, schema)).toThrow(/^REST route Future \(POST \/api\/whiteboard\/v1\/future\/\): Unknown type "FutureInput"/);
   });
 
   it('refuses at start-up a placeholder that goes nowhere', () => {

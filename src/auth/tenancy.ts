@@ -1,3 +1,4 @@
+import type { Select, Where } from '../db/delegate.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import type { Principal } from './principal.js';
 
@@ -46,10 +47,11 @@ const nest = (path: string[], leaf: unknown): Record<string, unknown> =>
   path.reduceRight<Record<string, unknown>>((inner, key) => ({ [key]: inner }), leaf as Record<string, unknown>);
 
 /** A Prisma `select` reaching a row's organization id. */
-export function organizationSelect(model: OrganizationScopedModel): Record<string, unknown> {
+export function organizationSelect<M extends OrganizationScopedModel>(model: M): Select<M> {
   const path = organizationPaths[model];
-  // Unlike a `where`, a `select` nests each relation's fields under `select`.
-  return path.slice(0, -1).reduceRight<Record<string, unknown>>((inner, key) => ({ [key]: { select: inner } }), { [path[path.length - 1]]: true });
+  // Unlike a `where`, a `select` nests each relation's fields under `select`. Prisma's types cannot
+  // follow a path given as data; the path table names each model's relations (every write test walks them).
+  return path.slice(0, -1).reduceRight<object>((inner, key) => ({ [key]: { select: inner } }), { [path[path.length - 1]]: true }) as Select<M>;
 }
 
 /** Reads the organization id out of a row loaded with `organizationSelect`. */
@@ -62,18 +64,23 @@ export function visibleOrganizations(principal: Principal): number[] | undefined
   return principal.isAdmin ? undefined : [...principal.roles.keys()];
 }
 
-/** A Prisma `where` limiting a model to the caller's organizations (empty for a platform admin). */
-export function tenancyWhere(model: ModelName, principal: Principal): Record<string, unknown> {
+function tenancyCondition(model: ModelName, principal: Principal): object {
   // API keys stay private to their owner, even for a platform admin.
-  if (model === 'ApiKey') return { userId: principal.userId };
+  if (model === 'ApiKey') return { userId: principal.userId } satisfies Where<'ApiKey'>;
   const organizations = visibleOrganizations(principal);
   if (model === 'Rate' || !organizations) return {};
   const inOrganizations = { in: organizations };
-  if (model === 'User') return { OR: [{ id: principal.userId }, { memberships: { some: { organizationId: inOrganizations } } }] };
+  if (model === 'User') return { OR: [{ id: principal.userId }, { memberships: { some: { organizationId: inOrganizations } } }] } satisfies Where<'User'>;
   return nest(organizationPaths[model], inOrganizations);
 }
 
+/** A Prisma `where` limiting a model to the caller's organizations (empty for a platform admin). */
+export function tenancyWhere<M extends ModelName>(model: M, principal: Principal): Where<M> {
+  // Prisma's types cannot follow the path table, which names each model's relations (the isolation tests walk every model).
+  return tenancyCondition(model, principal) as Where<M>;
+}
+
 /** A Prisma `where` for rows by id (one, or `{ in: [...] }`) that the caller may see: a row of another organization is no row at all. */
-export function visibleRowsWhere<Id extends number | { in: number[] }>(model: ModelName, principal: Principal, id: Id): { id: Id; AND: Record<string, unknown>[] } {
+export function visibleRowsWhere<M extends ModelName, Id extends number | { in: number[] }>(model: M, principal: Principal, id: Id): { id: Id; AND: Where<M>[] } {
   return { id, AND: [tenancyWhere(model, principal)] };
 }

@@ -17,7 +17,7 @@ function loadBindings(): Promise<Bindings> {
     const gluePath = fileURLToPath(import.meta.resolve('@prisma/schema-engine-wasm/schema_engine_bg'));
     const glue: Bindings = await import('@prisma/schema-engine-wasm/schema_engine_bg');
     const bytes = await readFile(join(dirname(gluePath), 'schema_engine_bg.wasm'));
-    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': glue as never });
+    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': { ...glue } });
     glue.__wbg_set_wasm(instance.exports);
     (instance.exports as { __wbindgen_start(): void }).__wbindgen_start();
     return glue;

@@ -78,7 +78,7 @@ export interface FileStore {
   size(name: string): Promise<number | null>;
   /** Bytes `start` to `end` (inclusive) of a stored file, a piece at a time. */
   read(name: string, start: number, end: number): AsyncIterable<Uint8Array>;
-  /** Removes a file whose database row was never written (a failed upload). */
+  /** Removes a file whose database row did not get written (a failed upload). */
   remove(name: string): Promise<void>;
 }
 

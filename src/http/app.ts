@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import { db, prisma } from '../db/index.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { contextFactory, type Context } from '../schema/context.js';
+import { useRequirePrincipal } from './use-require-principal.js';
 import { LiveHub } from '../live/hub.js';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, graphiqlOptions, renderGraphiQL } from './graphiql.js';
 import { graphqlErrorReporting, maskError } from './graphql-errors.js';
@@ -106,6 +107,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
       ...(trustedDocuments ? [useTrustedDocuments(trustedDocuments)] : []),
       bodyLimits(config),
       ...graphqlErrorReporting(),
+      useRequirePrincipal(),
       operationLimits(measure),
       ...(rateLimits ? [useRateLimits(rateLimits)] : []),
       ...(config.introspection ? [] : [disableIntrospection]),

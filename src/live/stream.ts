@@ -1,7 +1,7 @@
 import type { GraphQLError } from 'graphql';
 import { onPrincipalChange, resolvePrincipal, type Principal } from '../auth/principal.js';
 import { roleAllows } from '../auth/roles.js';
-import type { Context } from '../schema/context.js';
+import { principalOf, type Context } from '../schema/context.js';
 import { forbidden, tooManySubscriptions, unauthenticated } from '../schema/errors.js';
 import type { LiveEvent } from './events.js';
 import { EventQueue } from './queue.js';
@@ -29,7 +29,8 @@ const mayRead = (principal: Principal, organizationId: number) => principal.isAd
  * removed membership ends the stream with a final error.
  */
 export async function openStream(ctx: Context, scope: StreamScope): Promise<AsyncIterable<Delivery>> {
-  const { live, principal } = ctx;
+  const { live } = ctx;
+  const principal = principalOf(ctx);
   const secret = ctx.request.headers.get('x-api-key');
   await live.start();
   if (!live.acquire(principal.keyId)) throw tooManySubscriptions(live.maxPerKey);

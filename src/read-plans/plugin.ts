@@ -11,7 +11,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import type { ModelName } from '../auth/tenancy.js';
 import { db, prisma } from '../db/index.js';
-import type { Context } from '../schema/context.js';
+import { principalOf, type Context } from '../schema/context.js';
 import { buildCatalog, type ModelTable } from './catalog.js';
 import { planOperation, type Statement } from './compile.js';
 import { parameterVariables, planKey, Slot, withSlots } from './template.js';
@@ -65,7 +65,7 @@ function planned(schema: GraphQLSchema, document: DocumentNode, operation: Opera
     plans.set(operation, operationPlans);
   }
   const { parameters, byKey } = operationPlans;
-  const key = planKey(variables, parameters, context.principal);
+  const key = planKey(variables, parameters, principalOf(context));
   let statement = byKey.get(key);
   if (statement !== undefined) return statement;
   catalog ??= buildCatalog(prisma());

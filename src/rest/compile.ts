@@ -13,7 +13,6 @@ import {
   type GraphQLInputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
-  type TypeNode,
 } from 'graphql';
 import { filterParams, infoFields, orderingParam, type FilterFieldInfo } from './filters.js';
 import { snakeCase } from './names.js';
@@ -26,7 +25,7 @@ export interface Param {
   in: 'path' | 'query' | 'body';
   /** Variable path it fills; null: checked, not passed on. */
   target: string[] | null;
-  /** Its GraphQL type; null for `ordering` (parsed apart) and while the operation is not built. */
+  /** Its GraphQL type; null for `ordering` (parsed apart). */
   type: GraphQLInputType | null;
   required: boolean;
   default?: unknown;
@@ -43,10 +42,6 @@ export interface CompiledRoute extends Route {
   document: DocumentNode;
   /** Route.rowCheck with its query parsed and validated like the operation. */
   compiledRowCheck?: Omit<NonNullable<Route['rowCheck']>, 'operation'> & { document: DocumentNode; operationName: string };
-  /** What keeps it answering 501; empty when it is live. */
-  notBuilt: string[];
-  /** The operation's validation errors against the schema; empty when it is live. */
-  invalid: string[];
   root: FieldNode;
   /** Where the answer is in the data: the root field's response key, and for a payload its one field's. */
   rootKey: string;
@@ -62,8 +57,6 @@ export interface CompiledRoute extends Route {
 }
 
 const responseKey = (field: FieldNode) => (field.alias ?? field.name).value;
-
-const typeName = (node: TypeNode): string => (node.kind === 'NamedType' ? node.name.value : typeName(node.type));
 
 function placeholders(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
@@ -81,11 +74,10 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
     const definition = definitions.get(name);
     return definition && (typeFromAST(schema, definition.type) as GraphQLInputType | undefined);
   };
-  const unknownTypes = [...definitions.values()].filter((definition) => !typeFromAST(schema, definition.type)).map((definition) => typeName(definition.type));
   const checkDocument = route.rowCheck && parse(route.rowCheck.operation);
   const invalid = [document, ...(checkDocument ? [checkDocument] : [])].flatMap((each) => validate(schema, each).map((error) => error.message));
-  const notBuilt = rootField ? unknownTypes : [`${rootType?.name ?? 'Mutation'}.${root.name.value}`];
-  const live = invalid.length === 0;
+  // A route that cannot run is a bug of the table: the start stops rather than serve it.
+  if (invalid.length) throw new Error(`REST route ${route.name} (${route.method} ${route.path}): ${invalid.join('; ')}`);
 
   const typeAt = ([variable, ...fields]: string[]): GraphQLInputType | null => {
     let type: GraphQLInputType | null = variableType(variable) ?? null;
@@ -93,7 +85,7 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
       const named = type && getNamedType(type);
       type = isInputObjectType(named) ? (named.getFields()[field]?.type ?? null) : null;
     }
-    if (!type && live) throw new Error(`${route.name}: no variable at ${[variable, ...fields].join('.')}`);
+    if (!type) throw new Error(`${route.name}: no variable at ${[variable, ...fields].join('.')}`);
     return type;
   };
 
@@ -106,7 +98,7 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
     const target = route.pathParams?.[name];
     if (target === undefined) throw new Error(`${route.name}: placeholder {${name}} goes nowhere`);
     const path = target?.split('.') ?? null;
-    // The legacy's ids are integers; that also types a parent's id and a route not built yet.
+    // The legacy's ids are integers; that also types a parent's id, which goes to no variable.
     const type = (path && typeAt(path)) ?? (name.endsWith('_id') ? GraphQLInt : GraphQLString);
     params.push({ name, in: 'path', target: path, type, required: true });
   }
@@ -152,8 +144,6 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
       document: checkDocument,
       operationName: (checkDocument.definitions[0] as OperationDefinitionNode).name!.value,
     },
-    notBuilt: live ? [] : notBuilt,
-    invalid,
     root,
     rootKey: responseKey(root),
     payloadKey: route.kind === 'payload' ? responseKey(root.selectionSet!.selections[0] as FieldNode) : undefined,

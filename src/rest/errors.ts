@@ -28,11 +28,6 @@ export const unavailable = (): Answer => ({ status: 503, body: { detail: unavail
 /** Over the rate limit; the route adds Retry-After and the RateLimit-* headers. */
 export const tooManyRequests = (decision: Decision, cost: number): Answer => ({ status: 429, body: { detail: rateLimitedMessage(decision, cost) } });
 
-export function notImplemented(route: CompiledRoute): Answer {
-  const why = route.notBuilt.length ? `GraphQL ${route.notBuilt.join(', ')} is not built` : route.invalid.join('; ');
-  return { status: 501, body: { detail: `Not implemented yet: ${route.name} (${why})` } };
-}
-
 /** `input.objects[3].name` -> `['input', 'objects', 3, 'name']`. */
 const keysOf = (field: string): (string | number)[] => field.split(/\.|(?=\[)/).map((key) => (key.startsWith('[') ? Number(key.slice(1, -1)) : key));
 

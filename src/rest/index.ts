@@ -8,7 +8,6 @@ import { compileRoute, type CompiledRoute } from './compile.js';
 import { docsPage } from './docs.js';
 import type { GraphQLPipeline } from './execute.js';
 import { openApiDocument } from './openapi.js';
-import { registerRoute } from './register.js';
 import type { Route } from './route.js';
 import { restRoutes } from './router.js';
 import { routes } from './routes/index.js';
@@ -38,7 +37,6 @@ export function restApi(options: {
   // Built on first request: start-up does not pay for a document most processes never serve.
   app.get('/api/openapi.json', (c) => c.body((openapi ??= JSON.stringify(openApiDocument(compiled))), 200, { 'Content-Type': 'application/json' }));
   app.route('/', docsPage());
-  app.route('/', registerRoute(options.rateLimits));
   app.route('/', restRoutes(compiled, options.yoga, options.rateLimits && { rateLimits: options.rateLimits, schema: options.schema }));
   return app;
 }

@@ -63,13 +63,12 @@ function parameter(param: Param, schemas: JsonSchemas) {
 
 function requestBody(route: CompiledRoute, schemas: JsonSchemas) {
   const fields = route.params.filter((param) => param.in === 'body');
-  const built = !route.invalid.length;
   const schema = schemas.define(bodySchemaName(route), {
     type: 'object',
     properties: Object.fromEntries(fields.map((field) => [field.name, withDescription(schemas.input(field.type!), field.description)])),
     required: fields.filter((field) => field.required).map((field) => field.name),
   });
-  return { required: built && route.bodyRequired, content: { [route.multipart ? 'multipart/form-data' : 'application/json']: { schema } } };
+  return { required: route.bodyRequired, content: { [route.multipart ? 'multipart/form-data' : 'application/json']: { schema } } };
 }
 
 /** The type and selection of the field at `key` of a selection (a connection's `edges`, a payload's row). */
@@ -116,11 +115,10 @@ function responses(route: CompiledRoute, schemas: JsonSchemas) {
         };
   return {
     [status]: success,
-    403: error('Not authenticated (missing or invalid X-API-KEY), or not permitted'),
+    403: error(route.public ? 'Not permitted' : 'Not authenticated (missing or invalid X-API-KEY), or not permitted'),
     ...(route.kind === 'object' || route.kind === 'payload' || route.kind === 'empty' ? { 404: error('Not found') } : {}),
     ...(route.method !== 'GET' ? { 409: error('Conflict: the change would break a rule (a row still in use, say)') } : {}),
     422: error('Parameter Error', 'HTTPValidationError'),
-    ...(route.invalid.length ? { 501: error('Not implemented yet: its GraphQL side is not built') } : {}),
     503: {
       ...error('Service unavailable: the database cannot be reached; ask again after Retry-After seconds'),
       headers: { 'Retry-After': { description: 'Seconds to wait before asking again.', schema: { type: 'integer' } } },
@@ -129,8 +127,8 @@ function responses(route: CompiledRoute, schemas: JsonSchemas) {
 }
 
 function description(route: CompiledRoute): string {
-  const state = route.invalid.length ? `**Not implemented yet**: answers 501 until GraphQL ${route.notBuilt.join(', ') || 'has what it needs'} is built.\n\n` : '';
-  return `${state}Runs this GraphQL operation:\n\n\`\`\`graphql\n${print(route.document)}\n\`\`\``;
+  const access = route.public ? 'Needs no API key. ' : '';
+  return `${access}Runs this GraphQL operation:\n\n\`\`\`graphql\n${print(route.document)}\n\`\`\``;
 }
 
 /**
@@ -153,6 +151,7 @@ export function openApiDocument(routes: CompiledRoute[]): Record<string, unknown
       ...(parameters.length ? { parameters } : {}),
       ...(route.body ? { requestBody: requestBody(route, schemas) } : {}),
       responses: responses(route, schemas),
+      ...(route.public ? { security: [] } : {}),
     };
   });
   return {

@@ -23,8 +23,7 @@
  *                  empty   204 without a body (deletes).
  *   operation    a GraphQL document with one named operation. Aliases give the legacy snake_case keys
  *                (`author_id: authorId`). It is parsed and validated once, at start-up; one that does
- *                not validate (its field is not built yet) makes the route answer 501 naming what is
- *                missing, so a route switches on by itself when its field lands.
+ *                not validate stops the start with the route's name.
  *   pathParams   placeholder -> variable path, e.g. `{ whiteboard_id: 'input.rowId' }`; null for a
  *                parent's id in a nested path, which is checked as an integer and not passed on (the
  *                row is addressed by its own id; the GraphQL lookups take no parent); see `rowCheck`.
@@ -33,6 +32,8 @@
  *                camelCase fields (those not filled from the path; never a global `ID`). An input
  *                with an `Upload` field makes the body a multipart form.
  *   status       the success status. @default 200; 201 for creates (see verbs.ts), 204 for `empty`
+ *   public       answers without an API key; its operation must select only public fields
+ *                (registration, whose invite token is the credential). @default false
  *
  * Types, required-ness, defaults and enum values of every parameter are the GraphQL types of the
  * variables they fill. verbs.ts builds the common rows from a few values, so a group's file under
@@ -91,6 +92,7 @@ export interface Route {
   queryParams?: Record<string, string>;
   body?: string;
   status?: 200 | 201 | 204;
+  public?: boolean;
 }
 
 /** Page size of list routes when `limit` is not given. */

@@ -4,7 +4,7 @@ import { Hono, type Context } from 'hono';
 import { resolvePrincipal } from '../auth/principal.js';
 import { addressOf, rateLimitHeaders, type RateLimits } from '../http/rate-limit/index.js';
 import type { CompiledRoute } from './compile.js';
-import { invalid, notAuthenticated, notImplemented, tooManyRequests, type Answer } from './errors.js';
+import { invalid, notAuthenticated, tooManyRequests, type Answer } from './errors.js';
 import { execute, type GraphQLPipeline } from './execute.js';
 import { readRequest } from './request.js';
 
@@ -39,17 +39,20 @@ async function handle(c: Context, route: CompiledRoute, yoga: GraphQLPipeline, l
   // The key first, so a caller without one learns nothing about the parameters. The principal
   // resolver is the one the GraphQL context uses; its cache makes the second call a lookup.
   const principal = await resolvePrincipal(c.req.header('x-api-key'));
+  // Without a valid key, a call is charged a point to its address: a refusal, or a public route's call.
   if (!principal) {
     const decision = await limited?.rateLimits.chargeAddress(c.req.raw, addressOf(incomingOf(c)));
-    return decision && !decision.admitted ? tooManyRequests(decision, 1) : notAuthenticated();
+    if (decision && !decision.admitted) return tooManyRequests(decision, 1);
+    if (!route.public) return notAuthenticated();
   }
-  if (route.invalid.length) return notImplemented(route);
   const read = await readRequest(route, c.req);
   if ('errors' in read) return invalid(read.errors);
-  // Charged once for the call, whatever operations it runs (a row check, then the route's own).
-  const charge = limited?.rateLimits.chargeOperation(c.req.raw, principal, limited.schema, route.document, route.operationName, read.variables);
-  const decision = await charge?.decision;
-  if (decision && !decision.admitted) return tooManyRequests(decision, charge!.cost);
+  if (principal && limited) {
+    // Charged once for the call, whatever operations it runs (a row check, then the route's own).
+    const charge = limited.rateLimits.chargeOperation(c.req.raw, principal, limited.schema, route.document, route.operationName, read.variables);
+    const decision = await charge?.decision;
+    if (decision && !decision.admitted) return tooManyRequests(decision, charge!.cost);
+  }
   return execute(yoga, route, c.req.raw, read.variables, c.req.param());
 }
 

@@ -40,6 +40,7 @@ const readSchemas: Record<string, string> = {
 /** The legacy name of the body each GraphQL input type makes. */
 const bodySchemas: Record<string, string> = {
   CreateUserInviteInput: 'UserInviteCreateSchema',
+  RegisterWithInviteInput: 'RegisterUserInviteSchema',
   UpdateMeInput: 'UserInfoUpdateSchema',
   UpdateMemberRoleInput: 'UserOrganizationRoleSchema',
   CreateOrganizationInput: 'OrganizationCreate',

@@ -9,6 +9,7 @@ import { ApiKeyPermission, ApiKeyPermissionFilter } from './enums.js';
 import { badUserInput, forbidden, notFound } from './errors.js';
 import { rowIdNode } from './global-id.js';
 import { defineRootFields } from './root-fields.js';
+import { principalOf } from './context.js';
 
 const ApiKey = builder.prismaNode('ApiKey', {
   ...rowIdNode('ApiKey'),
@@ -71,11 +72,11 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       const name = input.name.trim();
       if (!name || name.length > 100) throw badUserInput('name must be 1 to 100 characters', 'input.name');
-      if (!keyAllows(ctx.principal.permission, input.permission)) throw forbidden(`A ${ctx.principal.permission} key cannot issue a ${input.permission} key`);
+      if (!keyAllows(principalOf(ctx).permission, input.permission)) throw forbidden(`A ${principalOf(ctx).permission} key cannot issue a ${input.permission} key`);
       if (input.expiresAt && input.expiresAt <= new Date()) throw badUserInput('expiresAt must be in the future', 'input.expiresAt');
-      const change = { method: 'CREATE', entityType: 'ApiKey', organizationId: ctx.principal.activeOrganizationId } as const;
+      const change = { method: 'CREATE', entityType: 'ApiKey', organizationId: principalOf(ctx).activeOrganizationId } as const;
       const apiKey = await recordChange(ctx, change, (tx) =>
-        createApiKey(tx, { userId: ctx.principal.userId, name, permission: input.permission, expiresAt: input.expiresAt }),
+        createApiKey(tx, { userId: principalOf(ctx).userId, name, permission: input.permission, expiresAt: input.expiresAt }),
       );
       return { apiKey, secret: apiKey.secret };
     },
@@ -85,9 +86,9 @@ builder.mutationFields((t) => ({
     description: "Stops one of the caller's keys at once.",
     args: { input: t.arg({ type: RevokeApiKeyInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const key = await prisma().apiKey.findFirst({ where: { id: targetRowId(input, 'ApiKey'), userId: ctx.principal.userId } });
+      const key = await prisma().apiKey.findFirst({ where: { id: targetRowId(input, 'ApiKey'), userId: principalOf(ctx).userId } });
       if (!key) throw notFound('API key');
-      const change = { method: 'UPDATE', entityType: 'ApiKey', organizationId: ctx.principal.activeOrganizationId } as const;
+      const change = { method: 'UPDATE', entityType: 'ApiKey', organizationId: principalOf(ctx).activeOrganizationId } as const;
       const apiKey = await recordChange(ctx, change, (tx) =>
         tx.apiKey.update({ where: { id: key.id }, data: { revokedAt: key.revokedAt ?? new Date() } }),
       );

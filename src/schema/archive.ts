@@ -1,6 +1,7 @@
 import { builder } from './builder.js';
 import { authorize, findForChange, recordChange } from './changes.js';
 import { badUserInput } from './errors.js';
+import { principalOf } from './context.js';
 
 // Listing and reading archived boards is the `whiteboards` connection filtered on inTheArchive;
 // unarchiving and deleting one board are unarchiveWhiteboard and deleteWhiteboard.
@@ -24,7 +25,7 @@ builder.mutationField('deleteArchivedWhiteboards', (t) =>
     description: 'Deletes every archived board of an organization (the active one unless given), with everything on them, in one transaction.',
     args: { input: t.arg({ type: Input, required: false }) },
     resolve: async (_root, args, ctx) => {
-      const organizationId = args.input?.organizationId ?? ctx.principal.activeOrganizationId;
+      const organizationId = args.input?.organizationId ?? principalOf(ctx).activeOrganizationId;
       if (organizationId == null) throw badUserInput('organizationId is required: the caller has no active organization', 'input.organizationId');
       await findForChange(ctx, 'Organization', organizationId, 'Organization');
       authorize(ctx, 'delete', organizationId);

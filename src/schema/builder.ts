@@ -37,11 +37,11 @@ export const builder = new SchemaBuilder<{
   },
   scopeAuth: {
     authScopes: (ctx) => ({
-      writeKey: keyAllows(ctx.principal.permission, 'READ_WRITE'),
-      platformAdmin: ctx.principal.isAdmin,
+      writeKey: !!ctx.principal && keyAllows(ctx.principal.permission, 'READ_WRITE'),
+      platformAdmin: !!ctx.principal?.isAdmin,
     }),
     unauthorizedError: (_parent, ctx, _info, result) =>
-      forbidden(ctx.principal.permission === 'READ_ONLY' ? 'This API key is read-only' : result.message),
+      forbidden(ctx.principal?.permission === 'READ_ONLY' ? 'This API key is read-only' : result.message),
   },
   relay: {
     clientMutationId: 'omit',
@@ -53,6 +53,9 @@ export const builder = new SchemaBuilder<{
     nodesQueryOptions: { resolve: (_root, args, ctx, info) => loadNodes(ctx, info, args.ids) },
   },
 });
+
+/** The builder's type parameters, for helpers that build fields of any type. */
+export type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
 
 builder.queryType({});
 // A read-only key can never change anything, whatever its user's role.

@@ -1,9 +1,9 @@
 import { permissions, keyAllows, roleAllows, type Action } from '../auth/roles.js';
 import { organizationOf, organizationSelect, tenancyWhere, type OrganizationScopedModel } from '../auth/tenancy.js';
-import { delegateOf } from '../db/delegate.js';
+import { delegateOf, type Client } from '../db/delegate.js';
 import { prisma, type Prisma } from '../db/index.js';
 import type { ActionMethod } from '../generated/prisma/enums.js';
-import type { Context } from './context.js';
+import { principalOf, type Context } from './context.js';
 import type { EventKind } from '../live/events.js';
 import { publishChanges } from '../live/publish.js';
 import { forbidden, notFound } from './errors.js';
@@ -12,7 +12,7 @@ export type Transaction = Parameters<Parameters<Prisma['$transaction']>[0]>[0];
 
 /** Refuses the change unless the caller's key and role in the organization allow the action (platform admins act as owners). */
 export function authorize(ctx: Context, action: Action, organizationId: number): void {
-  const { principal } = ctx;
+  const principal = principalOf(ctx);
   const { what, key } = permissions[action];
   if (!keyAllows(principal.permission, key)) throw forbidden(`A ${principal.permission} API key may not ${what}`);
   const role = principal.roles.get(organizationId);
@@ -28,10 +28,10 @@ export async function findForChange(
   model: OrganizationScopedModel,
   rowId: number,
   what: string,
-  client: object = prisma(),
+  client: Client = prisma(),
 ): Promise<{ id: number; organizationId: number }> {
   const row = await delegateOf(client, model).findFirst({
-    where: { AND: [{ id: rowId }, tenancyWhere(model, ctx.principal)] },
+    where: { id: rowId, AND: [tenancyWhere(model, principalOf(ctx))] },
     select: { id: true, ...organizationSelect(model) },
   });
   if (!row) throw notFound(what);
@@ -61,7 +61,7 @@ export function recordChange<T extends { id: number } | { id: number }[]>(ctx: C
     const logged = rows.map((row) => ({ ...row, organizationId: organizationOf(row) }));
     await tx.userActionLog.createMany({
       data: logged.map((row) => ({
-        userId: ctx.principal.userId,
+        userId: principalOf(ctx).userId,
         organizationId: row.organizationId,
         method: change.method,
         entityType: change.entityType,

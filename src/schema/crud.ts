@@ -1,22 +1,20 @@
+import type { InputTypeParam } from '@pothos/core';
 import type { Action } from '../auth/roles.js';
 import type { OrganizationScopedModel } from '../auth/tenancy.js';
-import { delegateOf } from '../db/delegate.js';
+import { delegateOf, type Columns, type NewRow } from '../db/delegate.js';
 import { boardSelect, isOnBoard } from '../live/board-of.js';
 import { prisma } from '../db/index.js';
 import { getDatamodel } from '../generated/pothos-types.js';
-import { builder } from './builder.js';
+import { builder, type BuilderTypes } from './builder.js';
 import { authorize, findForChange, recordChange, type Transaction } from './changes.js';
 import type { Context } from './context.js';
 import { badUserInput, isNotFound, nullIfNotFound } from './errors.js';
 import { decodeGlobalId } from './global-id.js';
-
-type Scalar = 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime';
-/** Any enum type made with `builder.enumType`. */
-type EnumTypeRef = { kind: 'Enum'; name: string };
+import { orderedList, type OrderedList } from './positions.js';
 
 /** One input field of a create or update mutation, and how it is checked. */
 export interface FieldSpec {
-  type: Scalar | EnumTypeRef | ['String'];
+  type: InputTypeParam<BuilderTypes>;
   /** Required on create (update never requires a field). */
   required?: boolean;
   /** Longest string, after trimming. @default 255 */
@@ -29,8 +27,14 @@ export interface FieldSpec {
   description?: string;
 }
 
-export interface CrudSpec {
-  model: OrganizationScopedModel;
+/** A column a create or update can write. */
+export type ColumnName<M extends OrganizationScopedModel> = keyof NewRow<M> & string;
+
+/** The columns of a new row as the caller gave them, its parent's row id among them. */
+export type GivenColumns<M extends OrganizationScopedModel, P extends ColumnName<M>> = Columns<M> & { [K in P]: number };
+
+export interface CrudSpec<M extends OrganizationScopedModel = OrganizationScopedModel, P extends ColumnName<M> = ColumnName<M>> {
+  model: M;
   /** The GraphQL type; mutations are named create<Type>, update<Type>, delete<Type>. */
   typeName: string;
   /** The entity in messages ("Data stream not found"). */
@@ -38,16 +42,16 @@ export interface CrudSpec {
   /** What the role matrix must allow. */
   action: Action;
   /** The reference field that places a new row in its organization (e.g. `whiteboardId`). */
-  parent: string;
+  parent: P;
   /** The parent when the caller gives none (the active organization, for a new board). */
   defaultParent?: (ctx: Context) => number | null;
-  fields: Record<string, FieldSpec>;
+  fields: { [K in ColumnName<M>]?: FieldSpec };
   /** Columns set on create that the caller does not give (author, next position). */
-  onCreate?: (tx: Transaction, data: Record<string, unknown>, ctx: Context) => Promise<Record<string, unknown>> | Record<string, unknown>;
-  /** Checks across fields or rows, inside the transaction; throw badUserInput or conflict. */
-  check?: (tx: Transaction, data: Record<string, unknown>, rowId: number | null) => Promise<void>;
+  onCreate?: (tx: Transaction, data: GivenColumns<M, P>, ctx: Context) => Promise<Columns<M>> | Columns<M>;
+  /** Checks across fields or rows, inside the transaction (on create, `data` holds the parent); throw badUserInput or conflict. */
+  check?: (tx: Transaction, data: Columns<M>, rowId: number | null) => Promise<void>;
   /** Changes an update brings to other rows, in its transaction (e.g. values a new class no longer has). */
-  onUpdate?: (tx: Transaction, data: Record<string, unknown>, rowId: number) => Promise<void>;
+  onUpdate?: (tx: Transaction, data: Columns<M>, rowId: number) => Promise<void>;
   /** Refuses to delete a row still in use (throw conflict). */
   beforeDelete?: (tx: Transaction, rowId: number) => Promise<void>;
   /** @default ['create', 'update', 'delete'] */
@@ -77,8 +81,7 @@ export function deletedPayload(name: string, typeName: string) {
 }
 
 function inputField(t: InputFields, spec: FieldSpec, required: boolean) {
-  const type = Array.isArray(spec.type) ? [spec.type[0]] : spec.type;
-  return t.field({ type: type as never, required, description: spec.description });
+  return t.field({ type: spec.type, required, description: spec.description });
 }
 
 const datamodel = getDatamodel().datamodel.models;
@@ -88,33 +91,41 @@ function nullableColumn(model: OrganizationScopedModel, column: string): boolean
   return datamodel[model].fields.some((field) => field.name === column && !field.isRequired);
 }
 
+/** The spec's fields with their names, typed as the model's columns. */
+function fieldsOf<M extends OrganizationScopedModel>(fields: CrudSpec<M>['fields']): [ColumnName<M>, FieldSpec][] {
+  // Object.entries types keys as strings; the spec's keys are the model's columns.
+  return Object.entries(fields).filter((entry): entry is [ColumnName<M>, FieldSpec] => entry[1] !== undefined);
+}
+
 /** Trims and bounds strings, checks numeric ranges; names the offending input field. */
-function cleanValues(model: OrganizationScopedModel, fields: Record<string, FieldSpec>, input: Record<string, unknown>): Record<string, unknown> {
-  const data: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(fields)) {
+function cleanValues<M extends OrganizationScopedModel>(model: M, fields: [ColumnName<M>, FieldSpec][], input: { [field: string]: unknown }): Columns<M> {
+  const data: { [field: string]: unknown } = {};
+  for (const [name, spec] of fields) {
     let value = input[name];
     if (value === undefined) continue;
     if (value === null && (spec.required || !nullableColumn(model, name))) throw badUserInput(`${name} cannot be null`, `input.${name}`);
     if (typeof value === 'string') {
-      value = value.trim();
-      if (spec.required && value === '') throw badUserInput(`${name} cannot be empty`, `input.${name}`);
+      const trimmed = value.trim();
+      if (spec.required && trimmed === '') throw badUserInput(`${name} cannot be empty`, `input.${name}`);
       const maxLength = spec.maxLength ?? 255;
-      if ((value as string).length > maxLength) throw badUserInput(`${name} is longer than ${maxLength} characters`, `input.${name}`);
+      if (trimmed.length > maxLength) throw badUserInput(`${name} is longer than ${maxLength} characters`, `input.${name}`);
+      value = trimmed;
     }
     if (typeof value === 'number' && ((spec.min !== undefined && value < spec.min) || (spec.max !== undefined && value > spec.max))) {
       throw badUserInput(`${name} must be between ${spec.min ?? '-∞'} and ${spec.max ?? '∞'}`, `input.${name}`);
     }
     data[name] = value;
   }
-  return data;
+  // Its input type has one field per column, of the column's type, so GraphQL has checked each value.
+  return data as Columns<M>;
 }
 
 /** Every referenced row must exist for the caller and sit in the changed row's organization. */
-async function checkReferences(ctx: Context, tx: Transaction, spec: CrudSpec, data: Record<string, unknown>, organizationId: number) {
-  for (const [name, field] of Object.entries(spec.fields)) {
+async function checkReferences<M extends OrganizationScopedModel>(ctx: Context, tx: Transaction, spec: CrudSpec<M>, data: Columns<M>, organizationId: number) {
+  for (const [name, field] of fieldsOf(spec.fields)) {
     const rowId = data[name];
-    if (!field.references || rowId == null || name === spec.parent) continue;
-    const referenced = await findForChange(ctx, field.references, rowId as number, `${field.references} ${rowId}`, tx).catch(nullIfNotFound);
+    if (!field.references || typeof rowId !== 'number' || name === spec.parent) continue;
+    const referenced = await findForChange(ctx, field.references, rowId, `${field.references} ${rowId}`, tx).catch(nullIfNotFound);
     if (!referenced || referenced.organizationId !== organizationId) {
       throw badUserInput(`${name} ${rowId} is not a ${field.references} of this organization`, `input.${name}`);
     }
@@ -130,20 +141,23 @@ export function targetRowId(input: { id?: string | null; rowId?: number | null }
   return Number(id);
 }
 
-function payloadType(typeName: string, verb: string, spec: CrudSpec) {
+// The model is any of the union here, not a type parameter: Pothos can type a field of a known set of models, not of a generic one.
+function payloadType(typeName: string, verb: string, model: OrganizationScopedModel) {
   return builder.objectRef<{ rowId: number }>(`${verb}${typeName}Payload`).implement({
     fields: (t) => ({
+      // The row was written by this request: if it is gone, that is a failure with its own cause.
       [lowerFirst(typeName)]: t.prismaField({
-        type: spec.model as never,
-        resolve: (query, payload) => delegateOf(prisma(), spec.model).findUnique({ ...query, where: { id: payload.rowId } }) as never,
+        type: model,
+        resolve: (query, payload) => delegateOf(prisma(), model).findUniqueOrThrow({ ...query, where: { id: payload.rowId } }),
       }),
     }),
   });
 }
 
 /** Adds create<Type>, update<Type> and delete<Type>: validated, authorized by the role matrix, one transaction each with its action log entry. */
-export function defineCrudMutations(spec: CrudSpec): void {
+export function defineCrudMutations<M extends OrganizationScopedModel, P extends ColumnName<M>>(spec: CrudSpec<M, P>): void {
   const { typeName, label, model } = spec;
+  const fields = fieldsOf<M>(spec.fields);
   const operations = spec.operations ?? ['create', 'update', 'delete'];
   const target = (t: InputFields) => rowTargetFields(t, label.toLowerCase());
 
@@ -151,28 +165,30 @@ export function defineCrudMutations(spec: CrudSpec): void {
     const Input = builder.inputType(`Create${typeName}Input`, {
       fields: (t) =>
         Object.fromEntries(
-          Object.entries(spec.fields).map(([name, field]) => [name, inputField(t, field, !!field.required && !(name === spec.parent && spec.defaultParent))]),
+          fields.map(([name, field]) => [name, inputField(t, field, !!field.required && !(name === spec.parent && spec.defaultParent))]),
         ),
     });
-    const Payload = payloadType(typeName, 'Create', spec);
+    const Payload = payloadType(typeName, 'Create', model);
     builder.mutationField(`create${typeName}`, (t) =>
       t.field({
         type: Payload,
         args: { input: t.arg({ type: Input, required: true }) },
         resolve: async (_root, args, ctx) => {
-          const data = cleanValues(model, spec.fields, args.input as Record<string, unknown>);
-          data[spec.parent] ??= spec.defaultParent?.(ctx) ?? undefined;
-          if (data[spec.parent] == null) throw badUserInput(`${spec.parent} is required`, `input.${spec.parent}`);
-          const parentModel = spec.fields[spec.parent].references!;
-          const parent = await findForChange(ctx, parentModel, data[spec.parent] as number, label === parentModel ? label : parentModel).catch((error) => {
-            throw isNotFound(error) ? badUserInput(`${spec.parent} ${data[spec.parent]} does not exist`, `input.${spec.parent}`) : error;
+          const given = cleanValues(model, fields, args.input);
+          const parentId = given[spec.parent] ?? spec.defaultParent?.(ctx);
+          if (typeof parentId !== 'number') throw badUserInput(`${spec.parent} is required`, `input.${spec.parent}`);
+          const data = { ...given, [spec.parent]: parentId } as GivenColumns<M, P>;
+          const parentModel = spec.fields[spec.parent]!.references!;
+          const parent = await findForChange(ctx, parentModel, parentId, label === parentModel ? label : parentModel).catch((error) => {
+            throw isNotFound(error) ? badUserInput(`${spec.parent} ${parentId} does not exist`, `input.${spec.parent}`) : error;
           });
           authorize(ctx, spec.action, parent.organizationId);
           const row = await recordChange(ctx, { method: 'CREATE', entityType: typeName, organizationId: parent.organizationId }, async (tx) => {
             await checkReferences(ctx, tx, spec, data, parent.organizationId);
             await spec.check?.(tx, data, null);
-            const extra = (await spec.onCreate?.(tx, data, ctx)) ?? {};
-            return delegateOf(tx, model).create({ data: { ...data, ...extra }, select: { id: true } });
+            const extra = await spec.onCreate?.(tx, data, ctx);
+            // The input requires the required columns the caller gives; onCreate sets the others.
+            return delegateOf(tx, model).create({ data: { ...data, ...extra } as NewRow<M>, select: { id: true } });
           });
           return { rowId: row.id };
         },
@@ -184,19 +200,17 @@ export function defineCrudMutations(spec: CrudSpec): void {
     const Input = builder.inputType(`Update${typeName}Input`, {
       fields: (t) => ({
         ...target(t),
-        ...Object.fromEntries(Object.entries(spec.fields).filter(([name]) => name !== spec.parent).map(([name, field]) => [name, inputField(t, field, false)])),
+        ...Object.fromEntries(fields.filter(([name]) => name !== spec.parent).map(([name, field]) => [name, inputField(t, field, false)])),
       }),
     });
-    const Payload = payloadType(typeName, 'Update', spec);
+    const Payload = payloadType(typeName, 'Update', model);
     builder.mutationField(`update${typeName}`, (t) =>
       t.field({
         type: Payload,
         args: { input: t.arg({ type: Input, required: true }) },
         resolve: async (_root, args, ctx) => {
-          const input = args.input as Record<string, unknown> & { id?: string; rowId?: number };
-          const rowId = targetRowId(input, typeName);
-          const { [spec.parent]: _parent, ...fields } = spec.fields;
-          const data = cleanValues(model, fields, input);
+          const rowId = targetRowId(args.input, typeName);
+          const data = cleanValues(model, fields.filter(([name]) => name !== spec.parent), args.input);
           const row = await findForChange(ctx, model, rowId, label);
           authorize(ctx, spec.action, row.organizationId);
           await recordChange(ctx, { method: 'UPDATE', entityType: typeName, organizationId: row.organizationId }, async (tx) => {
@@ -234,47 +248,50 @@ export function defineCrudMutations(spec: CrudSpec): void {
   }
 }
 
-export interface ReorderSpec {
-  model: OrganizationScopedModel;
+export interface ReorderSpec<L extends OrderedList> {
+  /** The children ordered (their parent is in positions.ts). */
+  model: L;
   /** Mutation name, e.g. `reorderSlides`. */
   name: string;
-  /** The parent whose children are ordered, e.g. `dataStreamId` of model DataStream. */
-  parentField: string;
-  parentModel: OrganizationScopedModel;
   label: string;
   action: Action;
 }
 
+/** `{ [key]: value }` typed by its key: TypeScript widens a computed key of a type parameter to any string. */
+function keyed<K extends string, V>(key: K, value: V): { [P in K]: V } {
+  return { [key]: value } as { [P in K]: V };
+}
+
 /** Adds a mutation that takes the complete ordered list of a parent's children and applies it atomically. */
-export function defineReorderMutation(spec: ReorderSpec): void {
+export function defineReorderMutation<L extends OrderedList>(spec: ReorderSpec<L>): void {
+  const { parentModel, parentField, children } = orderedList(spec.model);
+  // Pothos types fields of a known set of models, not of a type parameter.
+  const model: OrderedList = spec.model;
   const Input = builder.inputType(`${spec.name[0].toUpperCase()}${spec.name.slice(1)}Input`, {
     fields: (t) => ({
-      [spec.parentField]: t.int({ required: true, description: `Row id of the ${spec.parentModel}.` }),
+      ...keyed(parentField, t.int({ required: true, description: `Row id of the ${parentModel}.` })),
       ids: t.intList({ required: true, description: 'Row ids of all its children, in the new order.' }),
     }),
   });
   builder.mutationField(spec.name, (t) =>
     t.prismaField({
-      type: [spec.model as never],
-      description: `Sets the order of every ${spec.label.toLowerCase()} of one ${spec.parentModel}; the list must hold each exactly once.`,
+      type: [model],
+      description: `Sets the order of every ${spec.label.toLowerCase()} of one ${parentModel}; the list must hold each exactly once.`,
       args: { input: t.arg({ type: Input, required: true }) },
-      resolve: async (query, _root, args, ctx) => {
-        const input = args.input as Record<string, unknown> & { ids: number[] };
-        const parentId = input[spec.parentField] as number;
-        const parent = await findForChange(ctx, spec.parentModel, parentId, spec.parentModel);
+      resolve: async (query, _root, { input }, ctx) => {
+        const parent = await findForChange(ctx, parentModel, input[parentField], parentModel);
         authorize(ctx, spec.action, parent.organizationId);
-        const rows = delegateOf(prisma(), spec.model);
-        await recordChange(ctx, { method: 'UPDATE', entityType: spec.parentModel, organizationId: parent.organizationId, event: 'REORDERED' }, async (tx) => {
+        await recordChange(ctx, { method: 'UPDATE', entityType: parentModel, organizationId: parent.organizationId, event: 'REORDERED' }, async (tx) => {
           // Read inside the transaction, so a child added meanwhile cannot slip past the check.
-          const children = (await delegateOf(tx, spec.model).findMany({ where: { [spec.parentField]: parentId }, select: { id: true } })) as { id: number }[];
-          const expected = new Set(children.map((child) => child.id));
+          const rows = await delegateOf(tx, model).findMany({ where: children(parent.id), select: { id: true } });
+          const expected = new Set(rows.map((row) => row.id));
           if (input.ids.length !== expected.size || new Set(input.ids).size !== input.ids.length || !input.ids.every((id) => expected.has(id))) {
-            throw badUserInput(`ids must list each ${spec.label.toLowerCase()} of ${spec.parentModel} ${parentId} exactly once`, 'input.ids');
+            throw badUserInput(`ids must list each ${spec.label.toLowerCase()} of ${parentModel} ${parent.id} exactly once`, 'input.ids');
           }
-          for (const [index, id] of input.ids.entries()) await delegateOf(tx, spec.model).update({ where: { id }, data: { order: index + 1 } });
-          return { id: parentId };
+          for (const [index, id] of input.ids.entries()) await delegateOf(tx, model).update({ where: { id }, data: { order: index + 1 }, select: { id: true } });
+          return { id: parent.id };
         });
-        return rows.findMany({ ...query, where: { [spec.parentField]: parentId }, orderBy: [{ order: 'asc' }, { id: 'asc' }] }) as never;
+        return delegateOf(prisma(), model).findMany({ ...query, where: children(parent.id), orderBy: [{ order: 'asc' }, { id: 'asc' }] });
       },
     }),
   );

@@ -1,11 +1,12 @@
 import { builder } from './builder.js';
-import type { Transaction } from './changes.js';
 import { defineCrudMutations, defineReorderMutation, type FieldSpec } from './crud.js';
 import { badUserInput } from './errors.js';
 import { rowIdNode } from './global-id.js';
 import { DataStreamConnectionDirection } from './enums.js';
 import { pageByOrder } from './pagination.js';
+import { nextPosition } from './positions.js';
 import { defineRootFields } from './root-fields.js';
+import { principalOf } from './context.js';
 
 builder.prismaNode('DataStream', {
   ...rowIdNode('DataStream'),
@@ -95,19 +96,6 @@ defineRootFields({
 const longText: FieldSpec = { type: 'String', maxLength: 10_000 };
 const position: FieldSpec = { type: 'Int', min: 1, description: 'Position in the stream; a new row without one goes last.' };
 
-/** Puts a new slide or step last in its stream unless the caller chose a position. */
-function appendToStream(model: 'slide' | 'dataStreamConnection') {
-  return async (tx: Transaction, data: Record<string, unknown>) => {
-    if (data.order != null) return {};
-    const dataStreamId = data.dataStreamId as number;
-    // Locking the stream makes concurrent appends take turns instead of both reading the same last position.
-    await tx.$queryRaw`SELECT id FROM whiteboard_data_stream WHERE id = ${dataStreamId} FOR UPDATE`;
-    const delegate = tx[model] as unknown as { aggregate(args: object): Promise<{ _max: { order: number | null } }> };
-    const { _max } = await delegate.aggregate({ where: { dataStreamId }, _max: { order: true } });
-    return { order: (_max.order ?? 0) + 1 };
-  };
-}
-
 defineCrudMutations({
   model: 'DataStream',
   typeName: 'DataStream',
@@ -121,7 +109,7 @@ defineCrudMutations({
     icon: { type: 'String' },
     color: { type: 'String', maxLength: 32 },
   },
-  onCreate: (_tx, _data, ctx) => ({ authorId: ctx.principal.userId }),
+  onCreate: (_tx, _data, ctx) => ({ authorId: principalOf(ctx).userId }),
 });
 
 defineCrudMutations({
@@ -143,7 +131,7 @@ defineCrudMutations({
     cameraY2: { type: 'Float' },
     enableDescription: { type: 'Boolean' },
   },
-  onCreate: async (tx, data, ctx) => ({ authorId: ctx.principal.userId, ...(await appendToStream('slide')(tx, data)) }),
+  onCreate: async (tx, data, ctx) => ({ authorId: principalOf(ctx).userId, order: data.order ?? (await nextPosition(tx, 'Slide', data.dataStreamId)) }),
 });
 
 defineCrudMutations({
@@ -159,26 +147,24 @@ defineCrudMutations({
     order: position,
     description: longText,
   },
-  onCreate: appendToStream('dataStreamConnection'),
+  onCreate: async (tx, data) => ({ order: data.order ?? (await nextPosition(tx, 'DataStreamConnection', data.dataStreamId)) }),
   // A stream can only walk the connections drawn on its own board.
   check: async (tx, data, rowId) => {
     if (data.objectConnectionId == null) return;
     const stream = rowId == null
-      ? await tx.dataStream.findUniqueOrThrow({ where: { id: data.dataStreamId as number }, select: { whiteboardId: true } })
+      ? await tx.dataStream.findUniqueOrThrow({ where: { id: data.dataStreamId! }, select: { whiteboardId: true } })
       : (await tx.dataStreamConnection.findUniqueOrThrow({ where: { id: rowId }, select: { dataStream: { select: { whiteboardId: true } } } })).dataStream;
-    const connection = await tx.whiteboardObjectConnection.findUnique({ where: { id: data.objectConnectionId as number }, select: { whiteboardId: true } });
+    const connection = await tx.whiteboardObjectConnection.findUnique({ where: { id: data.objectConnectionId }, select: { whiteboardId: true } });
     if (connection?.whiteboardId !== stream.whiteboardId) {
       throw badUserInput(`objectConnectionId ${data.objectConnectionId} is not a connection on the stream's board`, 'input.objectConnectionId');
     }
   },
 });
 
-defineReorderMutation({ model: 'Slide', name: 'reorderSlides', parentField: 'dataStreamId', parentModel: 'DataStream', label: 'Slide', action: 'editContent' });
+defineReorderMutation({ model: 'Slide', name: 'reorderSlides', label: 'Slide', action: 'editContent' });
 defineReorderMutation({
   model: 'DataStreamConnection',
   name: 'reorderDataStreamConnections',
-  parentField: 'dataStreamId',
-  parentModel: 'DataStream',
   label: 'Data stream connection',
   action: 'editContent',
 });

@@ -3,6 +3,7 @@ import { allowedContentTypes, baseContentType, contentMatches, fileStore } from 
 import { builder } from './builder.js';
 import { authorize, recordChange } from './changes.js';
 import { badUserInput, forbidden } from './errors.js';
+import { principalOf } from './context.js';
 
 builder.scalarType('Upload', {
   description: 'A file sent as a part of a multipart request (https://github.com/jaydenseric/graphql-multipart-request-spec).',
@@ -39,7 +40,7 @@ builder.mutationField('uploadFile', (t) =>
     description: `Stores a file in the active organization and returns its reference; the URL in \`file.file\` serves it. Allowed types: ${Object.keys(allowedContentTypes).join(', ')}.`,
     args: { input: t.arg({ type: UploadFileInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const organizationId = ctx.principal.activeOrganizationId;
+      const organizationId = principalOf(ctx).activeOrganizationId;
       if (organizationId == null) throw forbidden('Switch to an organization before uploading files');
       authorize(ctx, 'editContent', organizationId);
       const store = fileStore();
@@ -55,7 +56,7 @@ builder.mutationField('uploadFile', (t) =>
       const change = { method: 'CREATE', entityType: 'File', organizationId } as const;
       const row = await recordChange(ctx, change, (tx) =>
         tx.file.create({
-          data: { file: stored, name: displayName(input.file.name), contentType, size: bytes.length, organizationId, uploadedById: ctx.principal.userId },
+          data: { file: stored, name: displayName(input.file.name), contentType, size: bytes.length, organizationId, uploadedById: principalOf(ctx).userId },
           select: { id: true },
         }),
       ).catch(async (error: unknown) => {

@@ -1,4 +1,7 @@
-import { builder } from './builder.js';
+import type { InputType } from '@pothos/core';
+import type { ModelName } from '../auth/tenancy.js';
+import type { OrderBy, Where } from '../db/delegate.js';
+import { builder, type BuilderTypes } from './builder.js';
 
 export const OrderDirection = builder.enumType('OrderDirection', { values: ['ASC', 'DESC'] as const });
 
@@ -17,21 +20,10 @@ const prismaOperator: Record<keyof Comparison, (value: unknown) => Record<string
   startsWith: (value) => ({ startsWith: value, mode: 'insensitive' }),
 };
 
-/** Any enum type made with `builder.enumType`. */
-type EnumTypeRef = { kind: 'Enum'; name: string };
-
-function comparisonInput(
-  name: string,
-  description: string,
-  type: 'Int' | 'Float' | 'String' | 'Boolean' | 'DateTime' | EnumTypeRef,
-  operators: (keyof Comparison)[],
-) {
+function comparisonInput(name: string, description: string, type: InputType<BuilderTypes>, operators: (keyof Comparison)[]) {
   return builder.inputType(name, {
     description,
-    fields: (t) =>
-      Object.fromEntries(
-        operators.map((operator) => [operator, operator === 'in' ? t.field({ type: [type] as never }) : t.field({ type: type as never })]),
-      ),
+    fields: (t) => Object.fromEntries(operators.map((operator) => [operator, operator === 'in' ? t.field({ type: [type] }) : t.field({ type })])),
   });
 }
 
@@ -44,14 +36,14 @@ const scalarFilters = {
 };
 
 /** A filter over an enum column: equal to one value, or in a list. */
-export function enumFilter(enumRef: EnumTypeRef) {
+export function enumFilter(enumRef: InputType<BuilderTypes> & { name: string }) {
   return comparisonInput(`${enumRef.name}Filter`, `Compares a ${enumRef.name}.`, enumRef, ['eq', 'ne', 'in']);
 }
 
 /** How a column is filtered: a scalar's comparison, or an enum's filter from `enumFilter`. */
 export type FilterKind = keyof typeof scalarFilters | ReturnType<typeof comparisonInput>;
 
-interface FilterValue {
+export interface FilterValue {
   [field: string]: Comparison | FilterValue[] | FilterValue | null | undefined;
 }
 
@@ -62,7 +54,7 @@ export function modelFilter(typeName: string, fields: Record<string, FilterKind>
     description: `Conditions on ${typeName} rows; all given conditions must hold.`,
     fields: (t) => ({
       ...Object.fromEntries(
-        Object.entries(fields).map(([field, kind]) => [field, t.field({ type: (typeof kind === 'string' ? scalarFilters[kind] : kind) as never })]),
+        Object.entries(fields).map(([field, kind]) => [field, t.field({ type: typeof kind === 'string' ? scalarFilters[kind] : kind })]),
       ),
       and: t.field({ type: [ref] }),
       or: t.field({ type: [ref] }),
@@ -72,10 +64,10 @@ export function modelFilter(typeName: string, fields: Record<string, FilterKind>
   return ref;
 }
 
-/** Turns a `<Type>Filter` value into a Prisma `where`. */
-export function filterToWhere(filter: FilterValue | null | undefined): Record<string, unknown> {
+/** Turns a `<Type>Filter` value into a Prisma `where` of its model. */
+export function filterToWhere(filter: FilterValue | null | undefined): Where<ModelName> {
   if (!filter) return {};
-  const where: Record<string, unknown> = {};
+  const where: { [key: string]: unknown } = {};
   for (const [field, value] of Object.entries(filter)) {
     if (value == null) continue;
     if (field === 'and' || field === 'or') where[field.toUpperCase()] = (value as FilterValue[]).map(filterToWhere);
@@ -89,7 +81,8 @@ export function filterToWhere(filter: FilterValue | null | undefined): Record<st
       );
     }
   }
-  return where;
+  // The filter's fields are its model's columns (modelFilter), each with Prisma's operators.
+  return where as Where<ModelName>;
 }
 
 /** Defines `<Type>OrderField`, `<Type>OrderBy`; the row id breaks ties so pages are stable. */
@@ -106,5 +99,6 @@ export function modelOrder(typeName: string, fields: string[]) {
 
 export function orderToPrisma(orderBy: readonly { field: string; direction: 'ASC' | 'DESC' }[] | null | undefined) {
   const order = (orderBy ?? []).map(({ field, direction }) => ({ [field]: direction === 'ASC' ? 'asc' : 'desc' }));
-  return [...order, { id: 'asc' }];
+  // The fields are its model's columns (modelOrder).
+  return [...order, { id: 'asc' }] as OrderBy<ModelName>;
 }

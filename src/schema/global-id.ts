@@ -1,10 +1,10 @@
-import { brandWithType } from '@pothos/core';
+import { brandWithType, type OutputType, type SchemaTypes } from '@pothos/core';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { isObjectType, type GraphQLResolveInfo } from 'graphql';
 import { visibleRowsWhere, type ModelName } from '../auth/tenancy.js';
-import type { Context } from './context.js';
+import { principalOf, type Context } from './context.js';
 import { badUserInput } from './errors.js';
-import type { Selection } from './loaders.js';
+import type { PlannedQuery } from '../db/delegate.js';
 import { readPlan } from '../read-plans/extensions.js';
 
 // Row ids are PostgreSQL int4: a larger one would fail in the database, so it is refused with the malformed ones.
@@ -26,12 +26,12 @@ export function decodeGlobalId(globalId: string): { typename: string; id: string
  * Node options shared by every type: the global id wraps the row id, and a node id with no row the
  * caller may see (none at all, or one of another organization) resolves to null, not an error.
  */
-export function rowIdNode(model: ModelName) {
+export function rowIdNode<M extends ModelName>(model: M) {
   return {
     id: { field: 'id' as const },
     extensions: readPlan({ globalIdField: 'id' }),
     nullable: true as const,
-    findUnique: (id: string, ctx: Context) => visibleRowsWhere(model, ctx.principal, Number(id)),
+    findUnique: (id: string, ctx: Context) => visibleRowsWhere(model, principalOf(ctx), Number(id)),
   };
 }
 
@@ -40,7 +40,7 @@ export function rowIdNode(model: ModelName) {
  * its type, so the ids of one type cost one statement and the relations beneath ride on it.
  */
 export function loadNodes(ctx: Context, info: GraphQLResolveInfo, ids: readonly ({ typename: string; id: string } | null | undefined)[]): Promise<(object | null)[]> {
-  const selections = new Map<string, Promise<Selection>>();
+  const selections = new Map<string, Promise<PlannedQuery<ModelName>>>();
   const selectionOf = (typeName: string) => {
     let selection = selections.get(typeName);
     if (!selection) {
@@ -57,8 +57,8 @@ export function loadNodes(ctx: Context, info: GraphQLResolveInfo, ids: readonly 
       const model = isNode ? (type.extensions.pothosPrismaModel as ModelName | undefined) : undefined;
       if (!globalId || !model) return null;
       const row = await ctx.loaders.row(model, await selectionOf(globalId.typename), Number(globalId.id));
-      // Node is an interface: the brand tells GraphQL which type the row is.
-      if (row) brandWithType(row, globalId.typename as never);
+      // Node is an interface: the brand tells GraphQL which type the row is (a node type of the schema, checked above).
+      if (row) brandWithType(row, globalId.typename as OutputType<SchemaTypes>);
       return row;
     }),
   );

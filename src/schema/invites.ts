@@ -3,9 +3,10 @@ import { createApiKey, hashSecret } from '../auth/api-keys.js';
 import { forgetUser } from '../auth/principal.js';
 import { prisma } from '../db/index.js';
 import type { ApiKeyPermission, Role as RoleValue } from '../generated/prisma/enums.js';
+import { publicField } from '../http/use-require-principal.js';
 import { builder } from './builder.js';
 import { authorize, findForChange, recordChange, type Transaction } from './changes.js';
-import type { Context } from './context.js';
+import { principalOf, type Context } from './context.js';
 import { defineCrudMutations, rowTargetFields, targetRowId } from './crud.js';
 import { Role, RoleFilter } from './enums.js';
 import { badUserInput, conflict, forbidden } from './errors.js';
@@ -52,7 +53,7 @@ function issueToken() {
 /** Inviting takes manageMembers; only an owner hands out the owner role. */
 function authorizeInvite(ctx: Context, organizationId: number, role: RoleValue): void {
   authorize(ctx, 'manageMembers', organizationId);
-  if (role === 'OWNER' && ctx.principal.roles.get(organizationId) !== 'OWNER' && !ctx.principal.isAdmin) {
+  if (role === 'OWNER' && principalOf(ctx).roles.get(organizationId) !== 'OWNER' && !principalOf(ctx).isAdmin) {
     throw forbidden('Only an owner may invite an owner');
   }
 }
@@ -98,8 +99,7 @@ const firstKeyPermission: Record<RoleValue, ApiKeyPermission> = { OWNER: 'ADMIN'
 
 /**
  * Registers a new user through an invite: the user, the membership and a first API key in one
- * transaction. The key's secret is returned once. A newcomer has no API key to send, so this is
- * called by the REST route of src/rest/register.ts, the one request without a key.
+ * transaction. The key's secret is returned once.
  */
 export async function registerWithInvite(input: { token: string; firstName: string; lastName?: string | null }) {
   const invite = await findUsableInvite(input.token);
@@ -119,6 +119,34 @@ export async function registerWithInvite(input: { token: string; firstName: stri
     return { userId: user.id, membershipId: membership.id, apiKeySecret: apiKey.secret };
   });
 }
+
+const RegisterWithInviteInput = builder.inputType('RegisterWithInviteInput', {
+  fields: (t) => ({
+    token: t.string({ required: true, description: 'The token of an open invite for an email address that has no user yet.' }),
+    firstName: t.string({ required: true }),
+    lastName: t.string(),
+  }),
+});
+
+const RegisterWithInvitePayload = builder.objectRef<Awaited<ReturnType<typeof registerWithInvite>>>('RegisterWithInvitePayload').implement({
+  fields: (t) => ({
+    userId: t.exposeInt('userId', { description: 'Row id of the new user.' }),
+    membershipId: t.exposeInt('membershipId', { description: 'Row id of the new membership.' }),
+    apiKey: t.exposeString('apiKeySecret', { description: "The first API key's secret, shown this once." }),
+  }),
+});
+
+// A newcomer has no API key to send: the invite's token is the credential.
+builder.mutationField('registerWithInvite', (t) =>
+  t.field({
+    type: RegisterWithInvitePayload,
+    description: 'Registers a new user through an invite, without an API key: the user, the membership and a first API key, whose secret is answered once.',
+    args: { input: t.arg({ type: RegisterWithInviteInput, required: true }) },
+    skipTypeScopes: true,
+    extensions: publicField,
+    resolve: (_root, { input }) => registerWithInvite(input),
+  }),
+);
 
 const CreateUserInviteInput = builder.inputType('CreateUserInviteInput', {
   fields: (t) => ({
@@ -165,7 +193,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateUserInviteInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const email = cleanEmail(input.email);
-      const organizationId = input.organizationId ?? ctx.principal.activeOrganizationId;
+      const organizationId = input.organizationId ?? principalOf(ctx).activeOrganizationId;
       if (organizationId == null) throw badUserInput('organizationId is required when the caller has no active organization', 'input.organizationId');
       const organization = await findForChange(ctx, 'Organization', organizationId, 'Organization');
       authorizeInvite(ctx, organization.id, input.role);
@@ -180,7 +208,7 @@ builder.mutationFields((t) => ({
           throw badUserInput(`${email} already has an open invite: resend it instead`, 'input.email');
         }
         return tx.userInvite.create({
-          data: { email, role: input.role, organizationId: organization.id, invitedById: ctx.principal.userId, ...data },
+          data: { email, role: input.role, organizationId: organization.id, invitedById: principalOf(ctx).userId, ...data },
           select: { id: true },
         });
       });
@@ -208,12 +236,12 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: AcceptUserInviteInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const invite = await findUsableInvite(input.token);
-      const caller = await prisma().user.findUniqueOrThrow({ where: { id: ctx.principal.userId }, select: { email: true } });
+      const caller = await prisma().user.findUniqueOrThrow({ where: { id: principalOf(ctx).userId }, select: { email: true } });
       // A token for someone else is reported like an unknown one.
       if (caller.email.toLowerCase() !== invite.email.toLowerCase()) throw invalidToken();
       const change = { method: 'CREATE', entityType: 'Membership', organizationId: invite.organizationId } as const;
-      const membership = await recordChange(ctx, change, (tx) => joinByInvite(tx, invite, ctx.principal.userId));
-      forgetUser(ctx.principal.userId);
+      const membership = await recordChange(ctx, change, (tx) => joinByInvite(tx, invite, principalOf(ctx).userId));
+      forgetUser(principalOf(ctx).userId);
       return { rowId: membership.id };
     },
   }),

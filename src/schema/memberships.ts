@@ -3,7 +3,7 @@ import { prisma } from '../db/index.js';
 import { Prisma as Sql } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
 import { authorize, findForChange, recordChange, type Transaction } from './changes.js';
-import type { Context } from './context.js';
+import { principalOf, type Context } from './context.js';
 import { deletedPayload, rowTargetFields, targetRowId } from './crud.js';
 import { Role, RoleFilter } from './enums.js';
 import { conflict, forbidden } from './errors.js';
@@ -112,12 +112,12 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: RemoveMemberInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const membership = await targetMembership(ctx, input);
-      const leaving = membership.userId === ctx.principal.userId;
+      const leaving = membership.userId === principalOf(ctx).userId;
       // Leaving needs no role: any member may walk out (with a write key, as every mutation).
       if (!leaving) {
         authorize(ctx, 'manageMembers', membership.organizationId);
-        const callerRole = ctx.principal.roles.get(membership.organizationId);
-        if (membership.role === 'OWNER' && callerRole !== 'OWNER' && !ctx.principal.isAdmin) throw forbidden('Only an owner may remove an owner');
+        const callerRole = principalOf(ctx).roles.get(membership.organizationId);
+        if (membership.role === 'OWNER' && callerRole !== 'OWNER' && !principalOf(ctx).isAdmin) throw forbidden('Only an owner may remove an owner');
       }
       const change = { method: 'DELETE', entityType: 'Membership', organizationId: membership.organizationId } as const;
       await recordChange(ctx, change, async (tx) => {

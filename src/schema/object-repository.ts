@@ -5,6 +5,7 @@ import { Choice } from './choices.js';
 import { defineCrudMutations } from './crud.js';
 import { rowIdNode } from './global-id.js';
 import { defineRootFields } from './root-fields.js';
+import { principalOf } from './context.js';
 
 builder.prismaNode('ObjectRepositoryEntry', {
   ...rowIdNode('ObjectRepositoryEntry'),
@@ -45,8 +46,8 @@ defineCrudMutations({
     description: { type: 'String', maxLength: 10_000 },
   },
   onCreate: async (tx, data, ctx) => {
-    const object = await tx.whiteboardObject.findUniqueOrThrow({ where: { id: data.objectId as number }, select: { whiteboard: { select: { organizationId: true } } } });
-    return { organizationId: object.whiteboard.organizationId, authorId: ctx.principal.userId };
+    const object = await tx.whiteboardObject.findUniqueOrThrow({ where: { id: data.objectId }, select: { whiteboard: { select: { organizationId: true } } } });
+    return { organizationId: object.whiteboard.organizationId, authorId: principalOf(ctx).userId };
   },
   operations: ['create'],
 });
@@ -57,7 +58,7 @@ builder.queryField('objectRepositoryUserChoices', (t) =>
     description: "The users who published entries to the repositories of the caller's organizations, to filter entries by author.",
     resolve: async (_root, _args, ctx) => {
       const authors = await prisma().user.findMany({
-        where: { repositoryEntries: { some: tenancyWhere('ObjectRepositoryEntry', ctx.principal) } },
+        where: { repositoryEntries: { some: tenancyWhere('ObjectRepositoryEntry', principalOf(ctx)) } },
         select: { id: true, email: true, firstName: true, lastName: true },
         orderBy: [{ firstName: 'asc' }, { lastName: 'asc' }, { id: 'asc' }],
       });

@@ -11,6 +11,7 @@ import { rowIdNode } from './global-id.js';
 import { RateCode, RateCodeFilter } from './enums.js';
 import { pageById, pageInTenancy } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
+import { principalOf } from './context.js';
 
 builder.prismaNode('Rate', {
   ...rowIdNode('Rate'),
@@ -84,9 +85,9 @@ builder.queryFields((t) => ({
     description: "Figures about an organization of the caller's, by default the active one; null when there is none.",
     args: { organizationId: t.arg.int({ description: 'Row id of the organization; defaults to the active organization.' }) },
     resolve: (query, _root, args, ctx) => {
-      const id = args.organizationId ?? ctx.principal.activeOrganizationId;
+      const id = args.organizationId ?? principalOf(ctx).activeOrganizationId;
       if (id == null) return null;
-      return prisma().organization.findUnique({ ...query, where: { id, AND: [tenancyWhere('Organization', ctx.principal)] } });
+      return prisma().organization.findUnique({ ...query, where: { id, AND: [tenancyWhere('Organization', principalOf(ctx))] } });
     },
   }),
   rateChoices: t.field({
@@ -116,7 +117,7 @@ defineCrudMutations({
     name: { type: 'String', required: true },
     rateId: { type: 'Int', description: 'Row id of a rate (see rateChoices); null for none.' },
   },
-  check: (tx, data) => checkRate(tx, data.rateId as number | null | undefined),
+  check: (tx, data) => checkRate(tx, data.rateId),
   operations: ['update'],
 });
 
@@ -151,7 +152,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       const name = input.name.trim();
       if (name === '' || name.length > 255) throw badUserInput('name must be 1 to 255 characters', 'input.name');
-      const { userId } = ctx.principal;
+      const { userId } = principalOf(ctx);
       const change: Change = { method: 'CREATE', entityType: 'Organization', organizationId: (created) => created.id };
       const organization = await recordChange(ctx, change, async (tx) => {
         await checkRate(tx, input.rateId);

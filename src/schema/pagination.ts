@@ -1,6 +1,6 @@
 import { parsePrismaCursor } from '@pothos/plugin-prisma';
 import { tenancyWhere, type ModelName } from '../auth/tenancy.js';
-import type { Context } from './context.js';
+import { principalOf, type Context } from './context.js';
 import { badUserInput } from './errors.js';
 
 /** Largest page a connection returns. */
@@ -53,9 +53,9 @@ export const pageById = { ...connectionOptions, query: { orderBy: { id: 'asc' as
 export const pageByOrder = { ...connectionOptions, query: { orderBy: [{ order: 'asc' as const }, { id: 'asc' as const }] } };
 
 /** A related list that can reach into other organizations (a user's boards), limited to the caller's. */
-export function pageInTenancy(model: ModelName) {
+export function pageInTenancy<M extends ModelName>(model: M) {
   return {
     ...connectionOptions,
-    query: (_args: object, ctx: Context) => ({ where: tenancyWhere(model, ctx.principal), orderBy: { id: 'asc' as const } }),
+    query: (_args: object, ctx: Context) => ({ where: tenancyWhere(model, principalOf(ctx)), orderBy: { id: 'asc' as const } }),
   };
 }

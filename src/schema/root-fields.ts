@@ -2,11 +2,11 @@ import { tenancyWhere, visibleRowsWhere, type ModelName } from '../auth/tenancy.
 import { delegateOf } from '../db/delegate.js';
 import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
-import { filterToWhere, modelFilter, modelOrder, orderToPrisma, type FilterKind } from './filters.js';
+import { filterToWhere, modelFilter, modelOrder, orderToPrisma, type FilterKind, type FilterValue } from './filters.js';
 import { badUserInput } from './errors.js';
 import { connectionOptions } from './pagination.js';
-import { readPlan, type FindArgs } from '../read-plans/extensions.js';
-import type { Context } from './context.js';
+import { readPlan } from '../read-plans/extensions.js';
+import { principalOf, type Context } from './context.js';
 
 export interface RootFieldsSpec {
   /** The Prisma model behind the type. */
@@ -41,16 +41,16 @@ export function defineRootFields(spec: RootFieldsSpec): void {
   const OrderBy = modelOrder(typeName, spec.order);
   const rows = () => delegateOf(prisma(), spec.model);
   // One definition of what each root field asks Prisma, for its resolver and for the read planner.
-  const listArgs = (args: { filter?: object | null; orderBy?: { field: string; direction: 'ASC' | 'DESC' }[] | null; offset?: number | null; last?: number | null; before?: string | null }, ctx: Context): Required<FindArgs> => ({
-    where: { AND: [filterToWhere(args.filter as never), tenancyWhere(spec.model, ctx.principal)] },
+  const listArgs = (args: { filter?: FilterValue | null; orderBy?: { field: string; direction: 'ASC' | 'DESC' }[] | null; offset?: number | null; last?: number | null; before?: string | null }, ctx: Context) => ({
+    where: { AND: [filterToWhere(args.filter), tenancyWhere(spec.model, principalOf(ctx))] },
     orderBy: orderToPrisma(args.orderBy),
     skip: offsetOf(args),
   });
-  const singleArgs = (args: { rowId: number }, ctx: Context): FindArgs => ({ where: visibleRowsWhere(spec.model, ctx.principal, args.rowId) });
+  const singleArgs = (args: { rowId: number }, ctx: Context) => ({ where: visibleRowsWhere(spec.model, principalOf(ctx), args.rowId) });
 
   builder.queryField(spec.list, (t) =>
     t.prismaConnection({
-      type: spec.model as never,
+      type: spec.model,
       ...connectionOptions,
       description: `${typeName} rows, a page at a time.`,
       args: {
@@ -62,20 +62,20 @@ export function defineRootFields(spec: RootFieldsSpec): void {
       totalCount: (_parent, args, ctx) => rows().count({ where: listArgs(args, ctx).where }),
       resolve: (query, _parent, args, ctx) => {
         const { where, orderBy, skip } = listArgs(args, ctx);
-        return rows().findMany({ ...query, skip: (query.skip ?? 0) + skip, where, orderBy }) as never;
+        return rows().findMany({ ...query, skip: (query.skip ?? 0) + skip, where, orderBy });
       },
     }),
   );
 
   builder.queryField(spec.single, (t) =>
     t.prismaField({
-      type: spec.model as never,
+      type: spec.model,
       nullable: true,
       description: `One ${typeName} by its database id; null when there is none.`,
       args: { rowId: t.arg.int({ required: true }) },
       extensions: readPlan({ root: 'single', model: spec.model, findArgs: singleArgs }),
       // Through the request's loader: aliased lookups of one selection share a statement.
-      resolve: (query, _parent, args, ctx) => ctx.loaders.row(spec.model, query, args.rowId) as never,
+      resolve: (query, _parent, args, ctx) => ctx.loaders.row(spec.model, query, args.rowId),
     }),
   );
 }

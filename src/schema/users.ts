@@ -8,6 +8,7 @@ import { rowIdNode } from './global-id.js';
 import { pageInTenancy } from './pagination.js';
 import { tenancyWhere } from '../auth/tenancy.js';
 import { defineRootFields } from './root-fields.js';
+import { principalOf } from './context.js';
 
 builder.prismaNode('User', {
   ...rowIdNode('User'),
@@ -24,7 +25,7 @@ builder.prismaNode('User', {
     activeOrganization: t.relation('activeOrganization', {
       nullable: true,
       description: "The user's active organization, when the caller may see it.",
-      query: (_args, ctx) => ({ where: tenancyWhere('Organization', ctx.principal) }),
+      query: (_args, ctx) => ({ where: tenancyWhere('Organization', principalOf(ctx)) }),
     }),
     memberships: t.relatedConnection('memberships', pageInTenancy('UserOrganization')),
     whiteboards: t.relatedConnection('whiteboards', pageInTenancy('Whiteboard')),
@@ -45,7 +46,7 @@ builder.queryField('me', (t) =>
   t.prismaField({
     type: 'User',
     description: 'The user of the API key making the request.',
-    resolve: (query, _root, _args, ctx) => prisma().user.findUniqueOrThrow({ ...query, where: { id: ctx.principal.userId } }),
+    resolve: (query, _root, _args, ctx) => prisma().user.findUniqueOrThrow({ ...query, where: { id: principalOf(ctx).userId } }),
   }),
 );
 
@@ -88,7 +89,7 @@ builder.mutationFields((t) => ({
     description: "Switches the caller's active organization among its memberships.",
     args: { input: t.arg({ type: UpdateActiveOrganizationInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const { principal } = ctx;
+      const principal = principalOf(ctx);
       // Another organization answers like one that does not exist.
       if (!principal.roles.has(input.organizationId)) throw notFound('Organization');
       const change = { method: 'UPDATE', entityType: 'User', organizationId: input.organizationId } as const;
@@ -105,7 +106,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: UpdateMeInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const data = { firstName: cleanName(input.firstName, 'firstName'), lastName: cleanName(input.lastName, 'lastName') };
-      const { userId, activeOrganizationId } = ctx.principal;
+      const { userId, activeOrganizationId } = principalOf(ctx);
       const change = { method: 'UPDATE', entityType: 'User', organizationId: activeOrganizationId } as const;
       await recordChange(ctx, change, (tx) => tx.user.update({ where: { id: userId }, data, select: { id: true } }));
       return { userId };
@@ -119,7 +120,7 @@ builder.queryField('organizationChoices', (t) =>
     description: 'The organizations the caller belongs to, by name, for choosing the active one.',
     resolve: async (_root, _args, ctx) => {
       const organizations = await prisma().organization.findMany({
-        where: { id: { in: [...ctx.principal.roles.keys()] } },
+        where: { id: { in: [...principalOf(ctx).roles.keys()] } },
         select: { id: true, name: true },
         orderBy: [{ name: 'asc' }, { id: 'asc' }],
       });

@@ -2,7 +2,7 @@ import { tenancyWhere } from '../auth/tenancy.js';
 import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
 import { authorize, findForChange, recordChange } from './changes.js';
-import type { Context } from './context.js';
+import { principalOf, type Context } from './context.js';
 import { defineCrudMutations, targetRowId, type CrudSpec } from './crud.js';
 import { rowIdNode } from './global-id.js';
 import { connectionOptions, pageById } from './pagination.js';
@@ -54,7 +54,7 @@ builder.queryField('whiteboardClients', (t) =>
 
 async function clientsWhere(ctx: Context, boardRowId: number) {
   const board = await findForChange(ctx, 'Whiteboard', boardRowId, 'Whiteboard');
-  return { isActive: true, memberships: { some: { organizationId: board.organizationId } }, AND: [tenancyWhere('User', ctx.principal)] };
+  return { isActive: true, memberships: { some: { organizationId: board.organizationId } }, AND: [tenancyWhere('User', principalOf(ctx))] };
 }
 
 const WhiteboardPayload = builder.objectRef<{ whiteboardId: number }>('WhiteboardPayload').implement({
@@ -91,20 +91,20 @@ for (const [name, inTheArchive] of [['archiveWhiteboard', true], ['unarchiveWhit
   );
 }
 
-const whiteboardCrud: CrudSpec = {
+const whiteboardCrud: CrudSpec<'Whiteboard', 'organizationId'> = {
   model: 'Whiteboard',
   typeName: 'Whiteboard',
   label: 'Whiteboard',
   action: 'editContent',
   parent: 'organizationId',
-  defaultParent: (ctx) => ctx.principal.activeOrganizationId,
+  defaultParent: (ctx) => principalOf(ctx).activeOrganizationId,
   fields: {
     organizationId: { type: 'Int', references: 'Organization', description: 'Defaults to the active organization.' },
     name: { type: 'String', required: true },
     description: { type: 'String', maxLength: 10_000 },
     miniDrawingId: { type: 'Int', references: 'File', description: 'Row id of the preview image, a file of the same organization.' },
   },
-  onCreate: (_tx, _data, ctx) => ({ authorId: ctx.principal.userId }),
+  onCreate: (_tx, _data, ctx) => ({ authorId: principalOf(ctx).userId }),
   operations: ['create', 'update'],
 };
 defineCrudMutations(whiteboardCrud);

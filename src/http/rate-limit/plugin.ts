@@ -11,6 +11,8 @@ export function useRateLimits(limits: RateLimits): Plugin<Context> {
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const { request, principal } = args.contextValue as Context;
+      // An anonymous request (the public mutation) was charged to its address with its context.
+      if (!principal) return;
       const charge = limits.chargeOperation(request, principal, args.schema, args.document, args.operationName, args.variableValues ?? {});
       if (!charge) return;
       const settle = (decision: Decision) => {

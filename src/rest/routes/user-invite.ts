@@ -16,6 +16,14 @@ export default [
     body: 'input',
   }),
   r.info('Info User Invites', `${base}/info/`, invites),
+  // A newcomer has no key yet: the invite's token is the credential.
+  r.route('Register User Invite', 'POST', `${base}/register/`, {
+    kind: 'object',
+    status: 201,
+    public: true,
+    operation: `mutation RegisterUserInvite($input: RegisterWithInviteInput!) { registerWithInvite(input: $input) { user_id: userId membership_id: membershipId api_key: apiKey } }`,
+    body: 'input',
+  }),
   r.get('Get User Invite', `${base}/{invite_id}/`, { ...row, field: 'userInvite', select: invite }),
   r.remove('Delete User Invite', `${base}/{invite_id}/`, { ...row, type: 'UserInvite' }),
   r.route('Resend Invite', 'POST', `${base}/{invite_id}/resend/`, {

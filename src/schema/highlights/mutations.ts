@@ -1,3 +1,4 @@
+import type { Columns } from '../../db/delegate.js';
 import type { Transaction } from '../changes.js';
 import { defineCrudMutations } from '../crud.js';
 import { HighlightOperand } from '../enums.js';
@@ -17,10 +18,10 @@ defineCrudMutations({
   },
 });
 
-const ruleFields = ['classConfId', 'attributeId', 'operand', 'value'];
+const ruleFields = ['classConfId', 'attributeId', 'operand', 'value'] as const;
 
 /** The class, attribute, group and rule of a highlight must fit together, after the change is applied to the stored row. */
-async function checkHighlight(tx: Transaction, data: Record<string, unknown>, rowId: number | null): Promise<void> {
+async function checkHighlight(tx: Transaction, data: Columns<'WhiteboardHighlight'>, rowId: number | null): Promise<void> {
   const stored = rowId == null
     ? undefined
     : await tx.whiteboardHighlight.findUniqueOrThrow({ where: { id: rowId }, select: { whiteboardId: true, classConfId: true, attributeId: true, operand: true, value: true } });

@@ -5,7 +5,7 @@ import type { ClassConfAttributeType, HighlightOperand } from '../../generated/p
 import { builder } from '../builder.js';
 import { findForChange } from '../changes.js';
 import { Choice } from '../choices.js';
-import type { Context } from '../context.js';
+import { principalOf, type Context } from '../context.js';
 import { notFound } from '../errors.js';
 import { choicesFor } from '../objects/choices.js';
 import { connectionOptions } from '../pagination.js';
@@ -83,7 +83,7 @@ builder.queryField('checkObjectsByHighlights', (t) =>
           whiteboardId,
           isActive: true,
           OR: [{ groupId: null }, { group: { isActive: true } }],
-          AND: [tenancyWhere('WhiteboardHighlight', ctx.principal)],
+          AND: [tenancyWhere('WhiteboardHighlight', principalOf(ctx))],
         },
         select: ruleSelect,
         orderBy: { id: 'asc' },
@@ -106,7 +106,7 @@ function objectsMarkedBy(ctx: Context, highlightId: number): Promise<number[]> {
       highlightId,
       (async () => {
         const highlight = await prisma().whiteboardHighlight.findFirst({
-          where: { id: highlightId, ...tenancyWhere('WhiteboardHighlight', ctx.principal) },
+          where: { id: highlightId, ...tenancyWhere('WhiteboardHighlight', principalOf(ctx)) },
           select: ruleSelect,
         });
         if (!highlight) throw notFound('Whiteboard highlight');
@@ -140,7 +140,7 @@ builder.queryField('whiteboardHighlightClassConfChoices', (t) =>
         { model: 'Whiteboard', rowId: whiteboardId, label: 'Whiteboard' },
         prisma()
           .classConf.findMany({
-            where: { objects: { some: { whiteboardId } }, AND: [tenancyWhere('ClassConf', ctx.principal)] },
+            where: { objects: { some: { whiteboardId } }, AND: [tenancyWhere('ClassConf', principalOf(ctx))] },
             select: { id: true, name: true },
             orderBy: [{ name: 'asc' }, { id: 'asc' }],
           })
@@ -160,7 +160,7 @@ builder.queryField('whiteboardHighlightAttributeChoices', (t) =>
         { model: 'ClassConf', rowId: classConfId, label: 'Class configuration' },
         prisma()
           .classConfAttribute.findMany({
-            where: { classConfId, ...tenancyWhere('ClassConfAttribute', ctx.principal) },
+            where: { classConfId, ...tenancyWhere('ClassConfAttribute', principalOf(ctx)) },
             select: { id: true, name: true },
             orderBy: [{ order: 'asc' }, { id: 'asc' }],
           })

@@ -4,6 +4,7 @@ import { prisma } from '../../db/index.js';
 import { builder } from '../builder.js';
 import { storedValue } from '../objects/attribute-values.js';
 import { FORMAT, type DocumentValue, type WhiteboardDocument } from './document.js';
+import { principalOf } from '../context.js';
 
 builder.scalarType('JSON', {
   description: 'Any JSON value.',
@@ -97,7 +98,7 @@ builder.queryField('exportWhiteboard', (t) =>
     description: `The board with everything on it as a JSON document (format "${FORMAT}", see the README); null when there is no such board. Classes are referenced by row id, attribute values by attribute code.`,
     args: { rowId: t.arg.int({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      const board = await loadBoard(args.rowId, tenancyWhere('Whiteboard', ctx.principal));
+      const board = await loadBoard(args.rowId, tenancyWhere('Whiteboard', principalOf(ctx)));
       return board && toDocument(board);
     },
   }),

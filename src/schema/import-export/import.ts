@@ -2,7 +2,7 @@ import type { ClassConfAttributeType } from '../../generated/prisma/enums.js';
 import { prisma } from '../../db/index.js';
 import { builder } from '../builder.js';
 import { authorize, findForChange, recordChange, type Transaction } from '../changes.js';
-import type { Context } from '../context.js';
+import { principalOf, type Context } from '../context.js';
 import { badUserInput, forbidden } from '../errors.js';
 import { assertStorable } from '../storable.js';
 import { readAttributeValue, valueColumns, type ValueColumns } from '../objects/attribute-values.js';
@@ -166,7 +166,7 @@ async function documentOf(input: { document?: unknown; file?: File | null }): Pr
 }
 
 function activeOrganization(ctx: Context): number {
-  const organizationId = ctx.principal.activeOrganizationId;
+  const organizationId = principalOf(ctx).activeOrganizationId;
   if (organizationId == null) throw forbidden('Switch to an organization before importing');
   return organizationId;
 }
@@ -180,7 +180,7 @@ builder.mutationField('importWhiteboard', (t) =>
       const organizationId = activeOrganization(ctx);
       authorize(ctx, 'editContent', organizationId);
       const document = readDocument(await documentOf(input), true);
-      const authorId = ctx.principal.userId;
+      const authorId = principalOf(ctx).userId;
       const board = await recordChange(ctx, { method: 'CREATE', entityType: 'Whiteboard', organizationId }, async (tx) => {
         const { values, highlightAttributes } = await resolveClasses(tx, document, organizationId);
         const created = await tx.whiteboard.create({ data: { ...document.whiteboard, authorId, organizationId }, select: { id: true } });
@@ -204,7 +204,7 @@ builder.mutationField('importWhiteboardObjects', (t) =>
       const document = readDocument(await documentOf(input), false);
       await recordChange(ctx, { method: 'UPDATE', entityType: 'Whiteboard', organizationId: board.organizationId }, async (tx) => {
         const { values } = await resolveClasses(tx, document, board.organizationId);
-        await insertObjects(tx, document, board.id, ctx.principal.userId, values);
+        await insertObjects(tx, document, board.id, principalOf(ctx).userId, values);
         // Prisma moves updatedAt only on an update of the row itself.
         return tx.whiteboard.update({ where: { id: board.id }, data: { updatedAt: new Date() }, select: { id: true } });
       });

@@ -1,8 +1,11 @@
+import type { Columns } from '../../db/delegate.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { Transaction } from '../changes.js';
 import { defineCrudMutations, defineReorderMutation, type FieldSpec } from '../crud.js';
 import { ClassConfAttributeType, LibraryClassType, LibraryPublishedStatus } from '../enums.js';
 import { badUserInput, conflict } from '../errors.js';
+import { nextPosition } from '../positions.js';
+import { principalOf } from '../context.js';
 
 /** How many names a refusal lists before it says "and N more". */
 const NAMES_SHOWN = 5;
@@ -30,14 +33,14 @@ defineCrudMutations({
   label: 'Library',
   action: 'manageLibraries',
   parent: 'organizationId',
-  defaultParent: (ctx) => ctx.principal.activeOrganizationId,
+  defaultParent: (ctx) => principalOf(ctx).activeOrganizationId,
   fields: {
     organizationId: { type: 'Int', references: 'Organization', description: 'Defaults to the active organization.' },
     name: { type: 'String', required: true },
     description: text(10_000),
     publishedStatus: { type: LibraryPublishedStatus },
   },
-  onCreate: (_tx, _data, ctx) => ({ authorId: ctx.principal.userId }),
+  onCreate: (_tx, _data, ctx) => ({ authorId: principalOf(ctx).userId }),
   beforeDelete: async (tx, rowId) => {
     const library = await tx.library.findUniqueOrThrow({ where: { id: rowId }, select: { name: true } });
     const usage = await objectUsage(tx, { classConf: { libraryId: rowId } });
@@ -72,16 +75,16 @@ defineCrudMutations({
 /** Attribute codes name values in exported documents and highlight rules, so they stay plain. */
 const CODE_PATTERN = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
-async function checkAttribute(tx: Transaction, data: Record<string, unknown>, rowId: number | null): Promise<void> {
+async function checkAttribute(tx: Transaction, data: Columns<'ClassConfAttribute'>, rowId: number | null): Promise<void> {
   const current = rowId === null ? null : await tx.classConfAttribute.findUniqueOrThrow({ where: { id: rowId }, select: { classConfId: true, type: true, choices: true, code: true } });
-  const classConfId = (data.classConfId as number | undefined) ?? current!.classConfId;
-  const code = data.code as string | undefined;
+  const classConfId = data.classConfId ?? current!.classConfId;
+  const { code } = data;
   if (code !== undefined && code !== current?.code) {
     if (!CODE_PATTERN.test(code)) throw badUserInput('code must start with a letter or _ and hold only letters, digits, _, . and -', 'input.code');
     const taken = await tx.classConfAttribute.findFirst({ where: { classConfId, code }, select: { id: true } });
     if (taken) throw badUserInput(`class ${classConfId} already has an attribute with code ${code}`, 'input.code');
   }
-  const type = (data.type as string | undefined) ?? current?.type ?? 'STRING';
+  const type = data.type ?? current?.type ?? 'STRING';
   const choices = ((data.choices as string[] | null | undefined) ?? current?.choices ?? []).map((choice) => choice.trim());
   if (choices.some((choice) => choice === '')) throw badUserInput('choices cannot be empty strings', 'input.choices');
   if (new Set(choices).size !== choices.length) throw badUserInput('choices must be distinct', 'input.choices');
@@ -109,18 +112,12 @@ defineCrudMutations({
     choices: { type: ['String'], description: 'Allowed values; a CHOICE attribute needs at least one.' },
   },
   check: checkAttribute,
-  onCreate: async (tx, data) => {
-    if (data.order != null) return {};
-    const last = await tx.classConfAttribute.aggregate({ where: { classConfId: data.classConfId as number }, _max: { order: true } });
-    return { order: (last._max.order ?? 0) + 1 };
-  },
+  onCreate: async (tx, data) => ({ order: data.order ?? (await nextPosition(tx, 'ClassConfAttribute', data.classConfId)) }),
 });
 
 defineReorderMutation({
   model: 'ClassConfAttribute',
   name: 'reorderClassConfAttributes',
-  parentField: 'classConfId',
-  parentModel: 'ClassConf',
   label: 'Class attribute',
   action: 'manageLibraries',
 });

@@ -3,7 +3,7 @@ import { prisma } from '../../db/index.js';
 import { builder } from '../builder.js';
 import { authorize, recordChange } from '../changes.js';
 import { Choice } from '../choices.js';
-import type { Context } from '../context.js';
+import { principalOf, type Context } from '../context.js';
 import { targetRowId } from '../crud.js';
 import { badUserInput, notFound } from '../errors.js';
 import { parseAttributeValue, valueColumns } from './attribute-values.js';
@@ -42,7 +42,7 @@ async function valueTarget(ctx: Context, input: Input): Promise<{ objectId: numb
   }
   const rowId = targetRowId(input, 'WhiteboardObjectAttribute');
   const row = await prisma().whiteboardObjectAttribute.findFirst({
-    where: { id: rowId, ...tenancyWhere('WhiteboardObjectAttribute', ctx.principal) },
+    where: { id: rowId, ...tenancyWhere('WhiteboardObjectAttribute', principalOf(ctx)) },
     select: { objectId: true, attributeId: true },
   });
   if (!row) throw notFound('Whiteboard object attribute');
@@ -57,7 +57,7 @@ builder.mutationField('updateWhiteboardObjectAttribute', (t) =>
     resolve: async (_root, { input }, ctx) => {
       const { objectId, attributeId } = await valueTarget(ctx, input);
       const object = await prisma().whiteboardObject.findFirst({
-        where: { id: objectId, ...tenancyWhere('WhiteboardObject', ctx.principal) },
+        where: { id: objectId, ...tenancyWhere('WhiteboardObject', principalOf(ctx)) },
         select: {
           whiteboard: { select: { organizationId: true } },
           classConf: { select: { attributes: { where: { id: attributeId }, select: { name: true, type: true, choices: true, isRequired: true } } } },
@@ -97,7 +97,7 @@ builder.queryField('whiteboardObjectAttributeCodeChoices', (t) =>
       const codes = prisma().classConfAttribute
         .groupBy({
           by: ['code'],
-          where: { AND: [source.where, tenancyWhere('ClassConfAttribute', ctx.principal)] },
+          where: { AND: [source.where, tenancyWhere('ClassConfAttribute', principalOf(ctx))] },
           _min: { name: true },
           orderBy: { code: 'asc' },
         })
@@ -116,7 +116,7 @@ builder.queryField('whiteboardObjectAttributeValueStrChoices', (t) =>
       const values = prisma().whiteboardObjectAttribute
         .groupBy({
           by: ['valueStr'],
-          where: { AND: [{ attributeId: args.attributeId, valueStr: { not: null } }, { NOT: { valueStr: '' } }, tenancyWhere('WhiteboardObjectAttribute', ctx.principal)] },
+          where: { AND: [{ attributeId: args.attributeId, valueStr: { not: null } }, { NOT: { valueStr: '' } }, tenancyWhere('WhiteboardObjectAttribute', principalOf(ctx))] },
           orderBy: { valueStr: 'asc' },
         })
         .then((rows) => rows.map((row) => ({ value: row.valueStr!, label: row.valueStr! })));

@@ -1,6 +1,7 @@
 import { defineCrudMutations, type FieldSpec } from '../crud.js';
 import { ObjectConnectionDirection, ObjectConnectionShape, ObjectConnectionStyle } from '../enums.js';
 import { badUserInput } from '../errors.js';
+import { principalOf } from '../context.js';
 
 const longText: FieldSpec = { type: 'String', maxLength: 10_000 };
 const size: FieldSpec = { type: 'Float', min: 0 };
@@ -18,11 +19,11 @@ defineCrudMutations({
     name: { type: 'String', required: true },
     description: longText,
   },
-  onCreate: (_tx, _data, ctx) => ({ authorId: ctx.principal.userId }),
+  onCreate: (_tx, _data, ctx) => ({ authorId: principalOf(ctx).userId }),
   // Values of another class would be orphans the object can never edit again, so a change of class drops them.
   onUpdate: async (tx, data, rowId) => {
     if (data.classConfId === undefined) return;
-    const otherClass = data.classConfId === null ? {} : { attribute: { classConfId: { not: data.classConfId as number } } };
+    const otherClass = data.classConfId === null ? {} : { attribute: { classConfId: { not: data.classConfId } } };
     await tx.whiteboardObjectAttribute.deleteMany({ where: { objectId: rowId, ...otherClass } });
   },
 });
@@ -66,9 +67,9 @@ defineCrudMutations({
     const ends = connectionEnds.filter((end) => data[end] != null);
     if (ends.length === 0) return;
     const whiteboardId = rowId == null
-      ? (data.whiteboardId as number)
+      ? data.whiteboardId!
       : (await tx.whiteboardObjectConnection.findUniqueOrThrow({ where: { id: rowId }, select: { whiteboardId: true } })).whiteboardId;
-    const onBoard = await tx.whiteboardObject.findMany({ where: { id: { in: ends.map((end) => data[end] as number) }, whiteboardId }, select: { id: true } });
+    const onBoard = await tx.whiteboardObject.findMany({ where: { id: { in: ends.flatMap((end) => data[end] ?? []) }, whiteboardId }, select: { id: true } });
     for (const end of ends) {
       if (!onBoard.some((object) => object.id === data[end])) throw badUserInput(`${end} ${data[end]} is not an object of whiteboard ${whiteboardId}`, `input.${end}`);
     }

@@ -1,7 +1,7 @@
 import { tenancyWhere } from '../../auth/tenancy.js';
 import { prisma } from '../../db/index.js';
 import { builder } from '../builder.js';
-import type { Context } from '../context.js';
+import { principalOf, type Context } from '../context.js';
 import { badUserInput } from '../errors.js';
 import { connectionOptions } from '../pagination.js';
 
@@ -17,7 +17,7 @@ function searchWhere(args: SearchArgs, ctx: Context) {
   const contains = { contains: text, mode: 'insensitive' as const };
   return {
     AND: [
-      tenancyWhere('WhiteboardObject', ctx.principal),
+      tenancyWhere('WhiteboardObject', principalOf(ctx)),
       args.whiteboardId == null ? {} : { whiteboardId: args.whiteboardId },
       { OR: [{ name: contains }, { attributes: { some: { valueStr: contains } } }] },
     ],
