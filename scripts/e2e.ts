@@ -35,6 +35,7 @@ function guard(page: Page, origin: string): string[] {
 
 /** The text of the Monaco editors inside `selector`, as shown. */
 const editorText = (page: Page, selector: string) =>
+  // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, the way a user reads it
   page.$$eval(`${selector} .view-lines`, (views) => views.map((view) => (view as HTMLElement).innerText.replace(/\u00a0/g, ' ')).join('\n'));
 
 async function graphiql(page: Page, origin: string, demoKey: string): Promise<void> {

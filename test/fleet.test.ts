@@ -125,7 +125,7 @@ describe('two gateway processes on one PostgreSQL database', () => {
     const revokedAt = Date.now();
     await a.graphql(`mutation($id: ID!) { revokeApiKey(input: { id: $id }) { apiKey { revokedAt } } }`, { id: created.apiKey.id });
     // Past any rename that was still on its way.
-    let last;
+    let last: Awaited<ReturnType<typeof events.next>>;
     do last = await events.next(1_000);
     while (last.data);
     expect(last.errors?.[0]).toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });

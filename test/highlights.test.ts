@@ -154,7 +154,7 @@ describe('checking objects by highlights', () => {
     const dated = (await server.graphql(highlight.create, { input: rule({ name: 'Old', attributeId: attribute.commissioned, operand: 'LESS', value: '2025-05-01' }) })).data!.createWhiteboardHighlight.whiteboardHighlight;
     const otherNotes = (await server.graphql(highlight.create, { input: rule({ name: 'Other notes', attributeId: attribute.notes, operand: 'NOT_EQUAL', value: 'x' }) })).data!.createWhiteboardHighlight.whiteboardHighlight;
     const board = await marked(ids.platform);
-    expect(board['Old']).toEqual([ids.web01]);
+    expect(board.Old).toEqual([ids.web01]);
     expect(board['Other notes']).toEqual([ids.web01, ids.api01]);
     await server.graphql(highlight.remove, { input: { rowId: dated.rowId } });
     await server.graphql(highlight.remove, { input: { rowId: otherNotes.rowId } });
@@ -196,7 +196,7 @@ describe('object instances of a highlight', () => {
 
   it('answers NOT_FOUND for an unknown highlight and one of another organization', async () => {
     expect(failure(await server.graphql(instances, { highlightId: 999_999 })).code).toBe('NOT_FOUND');
-    expect(failure(await server.graphql(instances, { highlightId: highlightId['Reefers'] })).code).toBe('NOT_FOUND');
+    expect(failure(await server.graphql(instances, { highlightId: highlightId.Reefers })).code).toBe('NOT_FOUND');
   });
 });
 

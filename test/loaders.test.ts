@@ -49,7 +49,7 @@ const aliasedLookups = (extra = '') => `{
 }`;
 
 function expectBoards(data: Record<string, any>) {
-  boards.forEach((board, i) => expect(data[`b${i}`]).toEqual({ rowId: board.id, name: board.name, author: { email: demo.users.owner.email }, dataStreams: { edges: [{ node: { name: streams[i].name } }] } }));
+  for (const [i, board] of boards.entries()) expect(data[`b${i}`]).toEqual({ rowId: board.id, name: board.name, author: { email: demo.users.owner.email }, dataStreams: { edges: [{ node: { name: streams[i].name } }] } });
   expect(data.foreign).toBeNull();
 }
 

@@ -63,7 +63,7 @@ function bodyLimits(config: Pick<Config, 'maxBodyBytes' | 'maxUploadBytes'>): Pl
 }
 
 export interface Gateway {
-  yoga: YogaServerInstance<{}, Context>;
+  yoga: YogaServerInstance<Record<string, unknown>, Context>;
   /** The instance's subscriptions. */
   live: LiveHub;
   /** The only documents /graphql runs (TRUSTED_DOCUMENTS); undefined: any. */
@@ -91,7 +91,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
   const measure = operationMeasure(config);
   const rateLimits = config.rateLimit && createRateLimits(config.rateLimit, measure);
   const trustedDocuments = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : undefined;
-  const yoga = createYoga<{}, Context>({
+  const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
     context: contextFactory(live, rateLimits),
     graphqlEndpoint: graphqlPath,

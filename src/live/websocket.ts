@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { ExecutionArgs } from 'graphql';
+import type { DocumentNode, ExecutionArgs } from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -40,13 +40,14 @@ export function serveGraphQLOverWebSocket(server: Server, gateway: Pick<Gateway,
         const key = apiKeyOf(ctx.connectionParams, ctx.extra.request.headers) ?? '';
         const request = new Request(`http://localhost${GRAPHQL_PATH}`, { headers: { 'x-api-key': key } });
         const enveloped = gateway.yoga.getEnveloped({ request, params: payload });
-        let document;
+        let document: DocumentNode;
         if (gateway.trustedDocuments) {
           // As on HTTP: only a trusted document, by the id in the Apollo persisted-query form.
           const id = (payload.extensions?.persistedQuery as { sha256Hash?: unknown } | undefined)?.sha256Hash;
           if (payload.query || typeof id !== 'string') return [idRequired()];
-          document = gateway.trustedDocuments.get(id);
-          if (!document) return [notInList(id)];
+          const trusted = gateway.trustedDocuments.get(id);
+          if (!trusted) return [notInList(id)];
+          document = trusted;
         } else {
           document = enveloped.parse(payload.query);
         }

@@ -41,6 +41,7 @@ interface Page {
   offset: number;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: graphql-js types extensions as unknown; Pothos's entries here are its own untyped shapes
 type Extensions = Record<string, any> | undefined | null;
 const planOf = (extensions: Extensions) => extensions?.readPlan as ReadPlanExtension | undefined;
 
@@ -138,7 +139,7 @@ class Planner {
 
   /** A relation, with the arguments Pothos's own planning gives Prisma for it (order, page, filter). */
   private relation(definition: GraphQLField<unknown, unknown>, nodes: FieldNode[], model: ModelName, alias: string): string {
-    const extensions = definition.extensions as Record<string, any>;
+    const extensions = definition.extensions as NonNullable<Extensions>;
     const relation = extensions.pothosPrismaRelationField.name as string;
     const join = this.table(model).joins.get(relation);
     if (!join) throw new Unplannable(`relation ${relation}`);
@@ -158,6 +159,7 @@ class Planner {
       const child = this.scope.alias();
       return orNull(`(SELECT ${this.object(named, nodes, join.target, child)} FROM ${quote(target.table)} ${child} WHERE ${on(child)})`);
     }
+    // biome-ignore lint/suspicious/noExplicitAny: Prisma arguments as Pothos planned them; where.ts checks what it translates
     const { where, orderBy, take, skip, ...rest } = query as Record<string, any>;
     if (Object.keys(rest).length || !isObjectType(named) || !named.getFields().edges) throw new Unplannable(`relation ${relation}`);
     // Pothos asks one row more than the page to learn whether another follows.

@@ -11,7 +11,7 @@ export interface FindArgs {
 /** What the read planner knows of a field or type beyond what Pothos records; kept in its `extensions.readPlan`. */
 export type ReadPlanExtension =
   /** A root list or lookup: the model and the arguments its resolver gives Prisma. */
-  | { root: 'list' | 'single'; model: ModelName; findArgs(args: Record<string, any>, ctx: Context): FindArgs }
+  | { root: 'list' | 'single'; model: ModelName; findArgs(args: Record<string, unknown>, ctx: Context): FindArgs }
   /** A value computed from columns: SQL built from the columns, given as SQL expressions. */
   | { value(column: (field: string) => string): string }
   /** A node type whose global id wraps this column. */

@@ -26,7 +26,10 @@ export function parameterVariables(operation: OperationDefinitionNode, fragments
   const asParameter = new Set<string>();
   const structural = new Set<string>();
   const filter = (value: ValueNode): void => {
-    if (value.kind === Kind.LIST) return value.values.forEach(filter);
+    if (value.kind === Kind.LIST) {
+      for (const item of value.values) filter(item);
+      return;
+    }
     if (value.kind !== Kind.OBJECT) return void variablesIn(value, structural);
     for (const field of value.fields) {
       if (parameterOperators.has(field.name.value) && field.value.kind === Kind.VARIABLE) asParameter.add(field.value.name.value);

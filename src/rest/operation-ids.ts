@@ -5,7 +5,7 @@ type Named = Pick<Route, 'name' | 'method' | 'path'>;
 
 /** FastAPI's generated operation id, as the legacy's `Body_<id>` schema names show it: `create_upload_file_api_upload_file_v1__post`. */
 export const fastApiOperationId = (route: Named) =>
-  `${route.name.toLowerCase().replace(/ /g, '_')}${route.path}`.replace(/\W/g, '_') + `_${route.method.toLowerCase()}`;
+  `${route.name.toLowerCase().replace(/ /g, '_')}${route.path}_${route.method.toLowerCase()}`.replace(/\W/g, '_');
 
 const segments = (path: string) => path.split('/').filter(Boolean);
 

@@ -65,7 +65,7 @@ function ordering(param: Param, raw: string, loc: (string | number)[], errors: V
   return keys.map((key) => ({ field: param.ordering!.get(key.replace(/^-/, '')), direction: key.startsWith('-') ? 'DESC' : 'ASC' }));
 }
 
-function valueOf(param: Param, raw: unknown, source: Source, errors: ValidationItem[]): unknown {
+function parameterValue(param: Param, raw: unknown, source: Source, errors: ValidationItem[]): unknown {
   const loc = [param.in, param.name];
   if (param.ordering) return ordering(param, raw as string, loc, errors);
   const before = errors.length;
@@ -105,7 +105,7 @@ export async function readRequest(route: CompiledRoute, request: HonoRequest): P
       if (param.default === undefined) continue;
       value = param.default;
     } else {
-      value = valueOf(param, raw, param.in === 'body' ? source : 'text', errors);
+      value = parameterValue(param, raw, param.in === 'body' ? source : 'text', errors);
     }
     if (param.target) setAt(variables, param.target, value);
   }

@@ -46,7 +46,7 @@ const inviteLifetimeMs = 7 * 24 * 60 * 60 * 1000;
 
 /** A fresh single-use token (256 random bits) and what is stored of it: its SHA-256 and its expiry. */
 function issueToken() {
-  const token = 'wbi_' + randomBytes(32).toString('base64url');
+  const token = `wbi_${randomBytes(32).toString('base64url')}`;
   return { token, data: { tokenHash: hashSecret(token), expiresAt: new Date(Date.now() + inviteLifetimeMs) } };
 }
 

@@ -146,7 +146,7 @@ export class RateLimiter {
         sent.map(([, bucket]) => bucket.sending),
       );
       const now = Date.now();
-      sent.forEach(([, bucket], i) => Object.assign(bucket, { tokens: tokens[i], at: now, checkedAt: now, sending: 0, loading: undefined }));
+      for (const [i, [, bucket]] of sent.entries()) Object.assign(bucket, { tokens: tokens[i], at: now, checkedAt: now, sending: 0, loading: undefined });
       if (this.storeDown) console.error('rate limit: the bucket store answers again');
       this.storeDown = false;
     } catch (error) {

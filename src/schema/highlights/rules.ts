@@ -37,13 +37,13 @@ export function ruleProblem(rule: Rule, kind: AttributeKind): { message: string;
  * (the attribute's type changed since) marks nothing.
  */
 export function compileRule(rule: Rule, kind: AttributeKind): (row: ValueColumns | undefined) => boolean {
-  const valueOf = (row: ValueColumns | undefined) => storedValue(kind.type, row);
-  if (rule.operand === 'IS_EMPTY') return (row) => valueOf(row) === null;
-  if (rule.operand === 'IS_NOT_EMPTY') return (row) => valueOf(row) !== null;
+  const valueIn = (row: ValueColumns | undefined) => storedValue(kind.type, row);
+  if (rule.operand === 'IS_EMPTY') return (row) => valueIn(row) === null;
+  if (rule.operand === 'IS_NOT_EMPTY') return (row) => valueIn(row) !== null;
   if (rule.operand === 'CONTAINS') {
     const needle = rule.value.trim().toLowerCase();
     return (row) => {
-      const actual = valueOf(row);
+      const actual = valueIn(row);
       return typeof actual === 'string' && actual.toLowerCase().includes(needle);
     };
   }
@@ -52,7 +52,7 @@ export function compileRule(rule: Rule, kind: AttributeKind): (row: ValueColumns
   if ('error' in read || read.value === null) return () => false;
   const expected = read.value;
   return (row) => {
-    const actual = valueOf(row);
+    const actual = valueIn(row);
     return actual === null ? rule.operand === 'NOT_EQUAL' : holds(compareValues(actual, expected));
   };
 }

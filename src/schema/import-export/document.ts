@@ -288,11 +288,11 @@ export function readDocument(value: unknown, board: boolean): WhiteboardDocument
     if (pairs.has(pair)) fail(at, 'repeats a relation');
     pairs.add(pair);
   });
-  parsed.dataStreams.forEach((stream, index) =>
-    stream.connections.forEach((step, position) =>
-      reference(connectionIds, step.objectConnectionId, `${ROOT}.dataStreams[${index}].connections[${position}].objectConnectionId`, 'object connection'),
-    ),
-  );
+  for (const [index, stream] of parsed.dataStreams.entries()) {
+    for (const [position, step] of stream.connections.entries()) {
+      reference(connectionIds, step.objectConnectionId, `${ROOT}.dataStreams[${index}].connections[${position}].objectConnectionId`, 'object connection');
+    }
+  }
   parsed.highlights.forEach((highlight, index) => {
     if (highlight.groupId !== null) reference(groupIds, highlight.groupId, `${ROOT}.highlights[${index}].groupId`, 'highlight group');
   });
