@@ -1,6 +1,7 @@
 import { db, prisma } from '../db/index.js';
 import type { DatabaseEngine } from '../db/engine.js';
 import type { ApiKeyPermission, Role } from '../generated/prisma/enums.js';
+import { noteCaller } from '../observability/requests.js';
 import { hashesMatch, hashSecret } from './api-keys.js';
 
 /** Who is calling: resolved from the API key once per request. */
@@ -13,6 +14,10 @@ export interface Principal {
   activeOrganizationId: number | null;
   /** The caller's role in each organization it belongs to. */
   roles: ReadonlyMap<number, Role>;
+  /** The first characters of the key's secret (never the secret): logs name the key by it. */
+  keyPrefix: string;
+  /** The organizations the caller belongs to, for the request log. */
+  organizationIds: readonly number[];
 }
 
 /** How long a resolved key is trusted without asking the database again, unless a change is announced first. @default 10 s */
@@ -71,7 +76,10 @@ export async function resolvePrincipal(secret: string | null | undefined): Promi
   await watchPrincipalChanges();
   const hash = hashSecret(secret);
   const cached = cache.get(hash);
-  if (cached && cached.until > Date.now()) return cached.principal;
+  if (cached && cached.until > Date.now()) {
+    noteCaller(cached.principal);
+    return cached.principal;
+  }
 
   const key = await prisma().apiKey.findUnique({
     where: { secretHash: hash },
@@ -89,7 +97,10 @@ export async function resolvePrincipal(secret: string | null | undefined): Promi
     isAdmin: key.user.isAdmin,
     activeOrganizationId: key.user.activeOrganizationId,
     roles: new Map(key.user.memberships.map((membership) => [membership.organizationId, membership.role])),
+    keyPrefix: key.prefix,
+    organizationIds: key.user.memberships.map((membership) => membership.organizationId),
   };
+  noteCaller(principal);
   cache.set(hash, { principal, until: Date.now() + Math.min(cacheMs, key.expiresAt ? key.expiresAt.getTime() - now.getTime() : cacheMs) });
   // Recorded once per cache period, off the request's path.
   void prisma().apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } }).catch(() => {});

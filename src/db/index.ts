@@ -1,6 +1,7 @@
 import { PrismaClient } from '../generated/prisma/client.js';
 import type { DatabaseEngine } from './engine.js';
 import { applyMigrations, hasPendingMigrations } from './migrate.js';
+import { traceStatement, tracing } from '../observability/tracing.js';
 import { openEngine, type DatabaseSettings, type DatabaseUser } from './open-engine.js';
 
 export type Prisma = PrismaClient<'query'>;
@@ -46,7 +47,7 @@ export async function openDatabase(settings: DatabaseSettings, user: DatabaseUse
     onQuery,
     queryRows(sql, args) {
       for (const listener of onQuery) listener(sql);
-      return engine.queryRows(sql, args);
+      return tracing() ? traceStatement(sql, () => engine.queryRows(sql, args)) : engine.queryRows(sql, args);
     },
     async close() {
       await client.$disconnect();

@@ -20,6 +20,10 @@ import { filesPath } from '../schema/files.js';
 import { restApi } from '../rest/index.js';
 import { unavailable } from '../rest/errors.js';
 import { useReadPlans } from '../read-plans/plugin.js';
+import { metricsOn, noteRoute, observabilityPlugins, observedListener } from '../observability/index.js';
+import { logError, logger, yogaLogger } from '../observability/logger.js';
+import { measure, scrape } from '../observability/metrics.js';
+import { countStatement, currentRequest } from '../observability/requests.js';
 
 const READY_TIMEOUT_MS = 2_000;
 
@@ -77,6 +81,10 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   const { schema, config } = options;
   // Each instance listens for committed changes on its own, and fans them out to its subscribers.
   const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey);
+  const metrics = metricsOn(config);
+  // A module-level function: a second app on the same database is not counted twice.
+  db().onQuery.add(countStatement);
+  if (metrics) measure({ pool: () => db().engine.pool, subscriptions: () => live.size });
   const yoga = createYoga<{}, Context>({
     schema,
     context: contextFactory(live),
@@ -89,8 +97,10 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
     // Every request needs a key; GraphiQL's header editor starts with the one to fill in.
     graphiql: config.graphiql && { headers: JSON.stringify({ 'X-API-KEY': '<your API key>' }, null, 2) },
     renderGraphiQL,
+    logging: yogaLogger(),
     // Read plans come last: an operation they answer has passed every limit and argument check first.
     plugins: [
+      ...observabilityPlugins({ metrics }),
       bodyLimits(config),
       ...graphqlErrorReporting(),
       ...operationLimits(config),
@@ -101,6 +111,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   });
 
   const app = new Hono();
+  app.use(noteRoute);
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.get('/ready', async (c) =>
     (await databaseAnswers()) ? c.json({ status: 'ready' }) : c.json({ status: 'unavailable' }, 503),
@@ -108,16 +119,23 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   useFileStore(config.fileStore === 'database' ? new DatabaseFileStore(config.maxUploadBytes) : new DirectoryFileStore(config.filesDir, config.maxUploadBytes));
   app.route(filesPath, fileRoutes());
   if (config.graphiql) app.route(GRAPHIQL_ASSETS_PATH, graphiqlAssets());
+  // On the main port only when guarded by a token; METRICS_PORT serves it apart (main.ts).
+  if (metrics && config.metricsPort === undefined) {
+    app.get('/metrics', async (c) => {
+      const answer = await scrape(c.req.header('authorization'), config.metricsToken);
+      return c.body(answer.body, answer.status as 200, { 'Content-Type': answer.type });
+    });
+  }
   // The legacy REST v1 routes, /api/openapi.json and /docs, all running through `yoga`.
   app.route('/', restApi({ schema, yoga, config }));
   app.notFound((c) => c.json({ detail: 'Not Found' }, 404));
   app.onError((error, c) => {
     if (isDatabaseUnavailable(error)) {
-      console.error(`${c.req.method} ${c.req.path}: the database cannot be reached (${error.message.split('\n').pop()})`);
+      logger.warn({ requestId: currentRequest()?.id, reason: error.message.split('\n').pop() }, 'the database cannot be reached');
       const answer = unavailable();
       return c.json(answer.body, 503, answer.headers);
     }
-    console.error(error);
+    logError(error, 'unexpected error');
     return c.json({ detail: 'Internal Server Error' }, 500);
   });
   // A Fetch Request built per request in front of Yoga cost about 0.4 ms of CPU; Yoga's adapter reads node:http itself.
@@ -126,7 +144,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
     yoga,
     live,
     router: app,
-    listener: (request, response) => void (isGraphQL(request.url ?? '/') ? yoga(request, response) : routerListener(request, response)),
+    listener: observedListener((request, response) => void (isGraphQL(request.url ?? '/') ? yoga(request, response) : routerListener(request, response)), { metrics }),
     request: async (path, init) => (isGraphQL(path) ? yoga.fetch(new URL(path, 'http://localhost'), init ?? {}) : app.request(path, init)),
   };
 }
