@@ -46,7 +46,7 @@ it('writes one JSON line per /graphql request, with the caller, the operation an
 });
 
 it('makes up a request id when none (or an unusable one) is given', async () => {
-  for (const headers of [{}, { 'x-request-id': 'has spaces and "quotes"' }]) {
+  for (const headers of [{}, { 'x-request-id': 'has spaces and "quotes"' }] as Record<string, string>[]) {
     const response = await postGraphQL({ query: '{ me { rowId } }' }, headers);
     const id = response.headers.get('x-request-id')!;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
