@@ -23,7 +23,7 @@ import { useReadPlans } from '../read-plans/plugin.js';
 import { metricsOn, noteRoute, observabilityPlugins, observedListener } from '../observability/index.js';
 import { logError, logger, yogaLogger } from '../observability/logger.js';
 import { measure, scrape } from '../observability/metrics.js';
-import { countStatement, currentRequest } from '../observability/requests.js';
+import { currentRequest } from '../observability/requests.js';
 
 const READY_TIMEOUT_MS = 2_000;
 
@@ -82,8 +82,6 @@ export function createApp(options: { schema: GraphQLSchema; config: Config }): G
   // Each instance listens for committed changes on its own, and fans them out to its subscribers.
   const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey);
   const metrics = metricsOn(config);
-  // A module-level function: a second app on the same database is not counted twice.
-  db().onQuery.add(countStatement);
   if (metrics) measure({ pool: () => db().engine.pool, subscriptions: () => live.size });
   const yoga = createYoga<{}, Context>({
     schema,
