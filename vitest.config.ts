@@ -11,5 +11,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    // One line per request would bury the test output; warnings and errors still show (and the servers the tests spawn inherit it).
+    env: { LOG_LEVEL: 'warn' },
   },
 });

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { LOG_LEVELS, type LogFormat } from './observability/logger.js';
 
 /** Settings read from the environment; the README's configuration table lists them. */
 export interface Config {
@@ -38,6 +39,18 @@ export interface Config {
   readPlans: boolean;
   /** Most subscriptions one API key may hold open on one instance. @default 20 */
   maxSubscriptionsPerKey: number;
+  /** Least severe log level written: fatal, error, warn, info (one line per request), debug, trace or silent. @default info */
+  logLevel: string;
+  /** `json` (one object per line) or `pretty` (human-readable; `npm run dev` sets it). @default json */
+  logFormat: LogFormat;
+  /** Bearer token that `GET /metrics` requires; with neither it nor `metricsPort`, metrics are off. */
+  metricsToken: string | undefined;
+  /** Serve `/metrics` on this port of its own instead of the main one. */
+  metricsPort: number | undefined;
+  /** OTLP/HTTP collector; when set, spans are exported there (the SDK is not even loaded otherwise). */
+  otlpEndpoint: string | undefined;
+  /** `service.name` of the exported spans. @default whiteboard-gateway */
+  serviceName: string;
   /** A token bucket per API key (per client address for requests without a valid key). @default undefined: no rate limit */
   rateLimit: RateLimitConfig | undefined;
   /** A manifest of persisted documents: /graphql then runs only those. @default undefined: any operation */
@@ -94,6 +107,12 @@ function fileStoreKind(env: NodeJS.ProcessEnv): Config['fileStore'] {
   return kind;
 }
 
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined || value === '') return fallback;
+  if (!allowed.includes(value as T)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+  return value as T;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || './.data');
   return {
@@ -116,6 +135,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxUploadBytes: integer('MAX_UPLOAD_BYTES', env.MAX_UPLOAD_BYTES, 10_485_760),
     readPlans: flag(env.READ_PLANS, true),
     maxSubscriptionsPerKey: integer('MAX_SUBSCRIPTIONS_PER_KEY', env.MAX_SUBSCRIPTIONS_PER_KEY, 20),
+    logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
+    logFormat: oneOf<LogFormat>('LOG_FORMAT', env.LOG_FORMAT, ['json', 'pretty'], 'json'),
+    metricsToken: env.METRICS_TOKEN || undefined,
+    metricsPort: env.METRICS_PORT ? integer('METRICS_PORT', env.METRICS_PORT, 0, 0) : undefined,
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
+    serviceName: env.OTEL_SERVICE_NAME || 'whiteboard-gateway',
     rateLimit: rateLimit(env),
     trustedDocuments: env.TRUSTED_DOCUMENTS ? resolve(env.TRUSTED_DOCUMENTS) : undefined,
   };

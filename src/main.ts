@@ -8,6 +8,9 @@ import { isDemoKey, isEmpty, seedDemo } from './db/seed/index.js';
 import { createApp } from './http/app.js';
 import { serveGraphQLOverWebSocket } from './live/websocket.js';
 import { schema } from './schema/index.js';
+import { configureLogging } from './observability/logger.js';
+import { metricsListener } from './observability/metrics.js';
+import { startTracing } from './observability/tracing.js';
 
 /** How long in-flight requests get to finish after SIGTERM/SIGINT before their connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -51,9 +54,18 @@ async function closeServer(server: Server): Promise<void> {
   clearTimeout(force);
 }
 
+function exitOnListenError(listening: Server, port: string): void {
+  listening.once('error', async (error: NodeJS.ErrnoException) => {
+    await db().close();
+    fail(error.code === 'EADDRINUSE' ? `${port} is already in use` : error.message);
+  });
+}
+
 let server: Server | undefined;
+let metricsServer: Server | undefined;
 let closeWebSockets: (() => Promise<void>) | undefined;
 let closeGateway: (() => Promise<void>) | undefined;
+let stopTracing: (() => Promise<void>) | undefined;
 let stopping = false;
 async function shutdown(): Promise<void> {
   // A second signal means "stop waiting"; before the server exists, that means quitting now.
@@ -62,9 +74,11 @@ async function shutdown(): Promise<void> {
   // Start-up checks `stopping` once the database is open, so migrations and the seed are not cut half-way.
   if (!server) return;
   // Subscriptions never finish on their own: their sockets are closed rather than waited for.
-  await Promise.all([closeServer(server), closeWebSockets?.()]);
+  await Promise.all([closeServer(server), closeWebSockets?.(), metricsServer && closeServer(metricsServer)]);
   await closeGateway?.();
   await db().close();
+  // The last spans, the database's closing included, go out before the exit.
+  await stopTracing?.();
   process.exit(0);
 }
 process.on('SIGTERM', shutdown);
@@ -92,6 +106,10 @@ try {
   // loadConfig throws only for invalid settings.
   fail((error as Error).message);
 }
+
+await configureLogging({ level: config.logLevel, format: config.logFormat });
+// Before the database opens, so Prisma's client finds the instrumentation.
+if (config.otlpEndpoint) stopTracing = await startTracing(config.serviceName);
 
 let database: Database;
 let demoKey: string | undefined;
@@ -125,7 +143,11 @@ server.listen(config.port, () => {
   console.log(`Whiteboard gateway on http://localhost:${port}/graphql (engine: ${kind} at ${location})`);
 });
 
-server.once('error', async (error: NodeJS.ErrnoException) => {
-  await db().close();
-  fail(error.code === 'EADDRINUSE' ? `port ${config.port} is already in use` : error.message);
-});
+if (config.metricsPort !== undefined) {
+  metricsServer = createServer(metricsListener(config.metricsToken));
+  metricsServer.listen(config.metricsPort, () => {
+    console.log(`Metrics on http://localhost:${(metricsServer!.address() as AddressInfo).port}/metrics`);
+  });
+  exitOnListenError(metricsServer, `metrics port ${config.metricsPort}`);
+}
+exitOnListenError(server, `port ${config.port}`);

@@ -1,6 +1,7 @@
 import { db, prisma } from '../db/index.js';
 import type { DatabaseEngine } from '../db/engine.js';
 import type { ApiKeyPermission, Role } from '../generated/prisma/enums.js';
+import { noteCaller } from '../observability/requests.js';
 import { hashesMatch, hashSecret } from './api-keys.js';
 
 /** Who is calling: resolved from the API key once per request. */
@@ -15,6 +16,10 @@ export interface Principal {
   activeOrganizationId: number | null;
   /** The caller's role in each organization it belongs to. */
   roles: ReadonlyMap<number, Role>;
+  /** The first characters of the key's secret (never the secret): logs name the key by it. */
+  keyPrefix: string;
+  /** The organizations the caller belongs to, for the request log. */
+  organizationIds: readonly number[];
 }
 
 /** How long a resolved key is trusted without asking the database again, unless a change is announced first. @default 10 s */
@@ -73,7 +78,10 @@ export async function resolvePrincipal(secret: string | null | undefined): Promi
   await watchPrincipalChanges();
   const hash = hashSecret(secret);
   const cached = cache.get(hash);
-  if (cached && cached.until > Date.now()) return cached.principal;
+  if (cached && cached.until > Date.now()) {
+    noteCaller(cached.principal);
+    return cached.principal;
+  }
 
   const key = await prisma().apiKey.findUnique({
     where: { secretHash: hash },
@@ -92,7 +100,10 @@ export async function resolvePrincipal(secret: string | null | undefined): Promi
     isAdmin: key.user.isAdmin,
     activeOrganizationId: key.user.activeOrganizationId,
     roles: new Map(key.user.memberships.map((membership) => [membership.organizationId, membership.role])),
+    keyPrefix: key.prefix,
+    organizationIds: key.user.memberships.map((membership) => membership.organizationId),
   };
+  noteCaller(principal);
   // Never past the expiry, so a check at that instant asks the database.
   cache.set(hash, { principal, until: Math.min(Date.now() + cacheMs, key.expiresAt?.getTime() ?? Infinity) });
   // Recorded once per cache period, off the request's path.

@@ -28,6 +28,8 @@ export interface DatabaseEngine {
    */
   listen(channel: string, onPayload: (payload: string | undefined) => void): Promise<void>;
   close(): Promise<void>;
+  /** The connection pool's counts, for metrics; the embedded database has none. */
+  pool?: { readonly totalCount: number; readonly idleCount: number; readonly waitingCount: number };
 }
 
 const RELISTEN_DELAY_MS = 1_000;
@@ -143,6 +145,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
     query: async <Row>(sql: string) => (await pool.query(sql)).rows as Row[],
     queryRows: async (sql, args) => (await pool.query({ name: statementName(sql), text: sql, values: args, rowMode: 'array' })).rows,
     listen,
+    pool,
     async close() {
       closed = true;
       await Promise.all(listeners.map((client) => client.end()));

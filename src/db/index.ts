@@ -1,6 +1,8 @@
 import { PrismaClient } from '../generated/prisma/client.js';
 import type { DatabaseEngine } from './engine.js';
 import { applyMigrations, hasPendingMigrations } from './migrate.js';
+import { countStatement } from '../observability/requests.js';
+import { traceStatement, tracing } from '../observability/tracing.js';
 import { openEngine, type DatabaseSettings, type DatabaseUser } from './open-engine.js';
 
 export type Prisma = PrismaClient<'query'>;
@@ -36,7 +38,8 @@ export async function openDatabase(settings: DatabaseSettings, user: DatabaseUse
   const engine = await openEngine(settings, user);
   if (await hasPendingMigrations(engine)) await applyMigrations(engine.adapter);
   const client: Prisma = new PrismaClient({ adapter: engine.adapter, log: [{ emit: 'event', level: 'query' }] });
-  const onQuery = new Set<(sql: string) => void>();
+  // Each statement also counts for the HTTP request it runs for (its log line and metrics).
+  const onQuery = new Set<(sql: string) => void>([countStatement]);
   client.$on('query', (event) => {
     for (const listener of onQuery) listener(event.query);
   });
@@ -46,7 +49,7 @@ export async function openDatabase(settings: DatabaseSettings, user: DatabaseUse
     onQuery,
     queryRows(sql, args) {
       for (const listener of onQuery) listener(sql);
-      return engine.queryRows(sql, args);
+      return tracing() ? traceStatement(sql, () => engine.queryRows(sql, args)) : engine.queryRows(sql, args);
     },
     async close() {
       await client.$disconnect();

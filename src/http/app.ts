@@ -24,6 +24,10 @@ import { useReadPlans } from '../read-plans/plugin.js';
 import { createRateLimits } from './rate-limit/index.js';
 import { useRateLimits } from './rate-limit/plugin.js';
 import { loadTrustedDocuments, useTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
+import { metricsOn, noteRoute, observabilityPlugins, observedListener } from '../observability/index.js';
+import { logError, logger, yogaLogger } from '../observability/logger.js';
+import { measure as collectMetrics, scrape } from '../observability/metrics.js';
+import { currentRequest } from '../observability/requests.js';
 
 const READY_TIMEOUT_MS = 2_000;
 
@@ -88,6 +92,8 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
   const { schema, config, demoKey } = options;
   // Each instance listens for committed changes on its own, and fans them out to its subscribers.
   const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey);
+  const metrics = metricsOn(config);
+  if (metrics) collectMetrics({ pool: () => db().engine.pool, subscriptions: () => live.size });
   const measure = operationMeasure(config);
   const rateLimits = config.rateLimit && createRateLimits(config.rateLimit, measure);
   const trustedDocuments = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : undefined;
@@ -102,8 +108,10 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     landingPage: false,
     graphiql: config.graphiql && graphiqlOptions(demoKey),
     renderGraphiQL,
+    logging: yogaLogger(),
     // Read plans come last: an operation they answer has passed every limit and argument check first.
     plugins: [
+      ...observabilityPlugins({ metrics }),
       ...(trustedDocuments ? [useTrustedDocuments(trustedDocuments)] : []),
       bodyLimits(config),
       ...graphqlErrorReporting(),
@@ -117,6 +125,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
   });
 
   const app = new Hono();
+  app.use(noteRoute);
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.get('/ready', async (c) =>
     (await databaseAnswers()) ? c.json({ status: 'ready' }) : c.json({ status: 'unavailable' }, 503),
@@ -124,16 +133,23 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
   useFileStore(config.fileStore === 'database' ? new DatabaseFileStore(config.maxUploadBytes) : new DirectoryFileStore(config.filesDir, config.maxUploadBytes));
   app.route(filesPath, fileRoutes());
   if (config.graphiql) app.route(GRAPHIQL_ASSETS_PATH, graphiqlAssets());
+  // On the main port only when guarded by a token; METRICS_PORT serves it apart (main.ts).
+  if (metrics && config.metricsPort === undefined) {
+    app.get('/metrics', async (c) => {
+      const answer = await scrape(c.req.header('authorization'), config.metricsToken);
+      return c.body(answer.body, answer.status as 200, { 'Content-Type': answer.type });
+    });
+  }
   // The legacy REST v1 routes, /api/openapi.json and /docs, all running through `yoga`.
   app.route('/', restApi({ schema, yoga, config, rateLimits }));
   app.notFound((c) => c.json({ detail: 'Not Found' }, 404));
   app.onError((error, c) => {
     if (isDatabaseUnavailable(error)) {
-      console.error(`${c.req.method} ${c.req.path}: the database cannot be reached (${error.message.split('\n').pop()})`);
+      logger.warn({ requestId: currentRequest()?.id, reason: error.message.split('\n').pop() }, 'the database cannot be reached');
       const answer = unavailable();
       return c.json(answer.body, 503, answer.headers);
     }
-    console.error(error);
+    logError(error, 'unexpected error');
     return c.json({ detail: 'Internal Server Error' }, 500);
   });
   // A Fetch Request built per request in front of Yoga cost about 0.4 ms of CPU; Yoga's adapter reads node:http itself.
@@ -143,7 +159,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     live,
     trustedDocuments,
     router: app,
-    listener: (request, response) => void (isGraphQL(request.url ?? '/') ? yoga(request, response) : routerListener(request, response)),
+    listener: observedListener((request, response) => void (isGraphQL(request.url ?? '/') ? yoga(request, response) : routerListener(request, response)), { metrics }),
     request: async (path, init) => (isGraphQL(path) ? yoga.fetch(new URL(path, 'http://localhost'), init ?? {}) : app.request(path, init)),
     close: async () => rateLimits?.close(),
   };

@@ -4,6 +4,7 @@ import { roleAllows } from '../auth/roles.js';
 import { principalOf, type Context } from '../schema/context.js';
 import { forbidden, tooManySubscriptions, unauthenticated } from '../schema/errors.js';
 import type { LiveEvent } from './events.js';
+import { logError } from '../observability/logger.js';
 import { EventQueue } from './queue.js';
 
 /** What a subscription yields: an event, or the error that ends it. */
@@ -70,7 +71,7 @@ export async function openStream(ctx: Context, scope: StreamScope): Promise<Asyn
           if (scope.isLast?.(event)) queue.end();
         }
       })
-      .catch((error: unknown) => console.error(error));
+      .catch((error: unknown) => logError(error, 'a subscription event failed'));
   };
   const stopEvents = live.onEvent((event) => scope.accepts(event) && deliver(event));
   const stopChanges = onPrincipalChange((userId) => (userId === undefined || userId === principal.userId) && deliver());

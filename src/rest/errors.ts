@@ -1,5 +1,7 @@
 import { boundedMessage, quotable } from '../http/quoting.js';
 import { rateLimitedMessage, type Decision } from '../http/rate-limit/index.js';
+import { logError } from '../observability/logger.js';
+import { countErrors } from '../observability/metrics.js';
 import { RETRY_AFTER_SECONDS, unavailableMessage } from '../schema/errors.js';
 import type { ValidationItem } from './coerce.js';
 import type { CompiledRoute } from './compile.js';
@@ -65,10 +67,11 @@ const byCode: Record<string, (error: GraphQLErrorJson, route: CompiledRoute, var
 
 /** The answer to a GraphQL error: the status of its code, with FastAPI's body. */
 export function fromGraphQLError(error: GraphQLErrorJson, route: CompiledRoute, variables: Record<string, unknown>): Answer {
+  countErrors([error]);
   const answer = byCode[error.extensions?.code ?? ''];
   if (answer) return answer(error, route, variables);
   // Masked errors, and variables GraphQL refused after the REST checks passed them (a bug here):
   // the log has the cause, the caller a plain 500.
-  console.error(`REST ${route.method} ${route.path}: ${error.message}`);
+  logError(error.message, 'REST route answered 500', { route: route.path });
   return { status: 500, body: { detail: 'Internal Server Error' } };
 }

@@ -1,0 +1,80 @@
+import { pino, type DestinationStream, type Level, type Logger } from 'pino';
+import type { YogaLogger } from 'graphql-yoga';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { currentRequest } from './requests.js';
+
+export type LogFormat = 'json' | 'pretty';
+
+export const LOG_LEVELS: readonly (Level | 'silent')[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Deepest cause followed when an error is logged (a cycle must not loop). */
+const MAX_CAUSES = 8;
+
+// An API key's secret, and the value after a secret-like name in a message (Prisma quotes a failed call's arguments).
+const SECRET_KEY = /wbg_[\w-]+/g;
+const SECRET_FIELD = /((?:password|passwd|secret|token|api[_-]?key|authorization)\w*["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s,}]+)/gi;
+
+/** The text with API key secrets and the values of secret-named fields replaced. */
+export function scrub(text: string): string {
+  return text.replace(SECRET_KEY, 'wbg_[redacted]').replace(SECRET_FIELD, '$1"[redacted]"');
+}
+
+interface LoggedError {
+  type: string;
+  message: string;
+  code?: unknown;
+  path?: string;
+  stack?: string;
+  cause?: LoggedError;
+}
+
+/** An error and its causes (`cause`, or GraphQL's `originalError`), each scrubbed of secrets. */
+function serializeError(error: unknown, depth = 0): LoggedError {
+  if (!(error instanceof Error)) return { type: typeof error, message: scrub(String(error)) };
+  const { code, extensions, path, originalError } = error as Error & { code?: unknown; extensions?: { code?: unknown }; path?: readonly (string | number)[]; originalError?: unknown };
+  const logged: LoggedError = { type: error.name, message: scrub(error.message) };
+  const errorCode = extensions?.code ?? code;
+  if (errorCode !== undefined) logged.code = errorCode;
+  if (path) logged.path = path.join('.');
+  if (error.stack) logged.stack = scrub(error.stack);
+  const cause = error.cause ?? originalError;
+  if (cause !== undefined && cause !== error && depth < MAX_CAUSES) logged.cause = serializeError(cause, depth + 1);
+  return logged;
+}
+
+function createLogger(level: string, destination?: DestinationStream): Logger {
+  // Nothing logged carries headers or bodies; these paths guard fields a caller might add later.
+  return pino({ level, base: undefined, serializers: { err: serializeError }, redact: ['*.password', '*.token', '*.secret', '*["x-api-key"]', '*.authorization'] }, destination);
+}
+
+/** The process's logger: JSON lines on stdout until `configureLogging` says otherwise. */
+export let logger: Logger = createLogger(process.env.LOG_LEVEL || 'info');
+
+/** Sets the level and the output (pretty: pino-pretty's human-readable lines); tests pass a destination to read the lines. */
+export async function configureLogging(options: { level: string; format: LogFormat }, destination?: DestinationStream): Promise<Logger> {
+  const output = destination ?? (options.format === 'pretty' ? (await import('pino-pretty')).default({ colorize: true }) : undefined);
+  logger = createLogger(options.level, output);
+  return logger;
+}
+
+/** Logs an error with its cause chain and the id of the request it happened in. */
+export function logError(error: unknown, message: string, fields?: Record<string, unknown>): void {
+  const request = currentRequest();
+  // Yoga reports an error it masks twice (its masking and its request error handling): once is enough.
+  if (request) {
+    if (request.lastError === error) return;
+    request.lastError = error;
+  }
+  logger.error({ ...fields, requestId: request?.id, err: error }, message);
+}
+
+/** Yoga's own reports go to the logger; what it reports as errors are the errors it masked. */
+export function yogaLogger(): YogaLogger {
+  return {
+    // Yoga passes one message; a disabled level is pino's no-op.
+    debug: (message: string) => logger.debug(message),
+    info: (message: string) => logger.info(message),
+    warn: (message: string) => logger.warn(message),
+    error: (error: unknown) => logError(error, isDatabaseUnavailable(error) ? 'the database cannot be reached' : 'unexpected error'),
+  };
+}
