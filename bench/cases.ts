@@ -1,6 +1,12 @@
 import { rowsOf, size } from './dataset.js';
 import type { KeyRing } from './keys.js';
-import { peerBoardQuery, peerClassConfQuery, peerNestedQuery, peerSlideListQuery, peerWhiteboardListQuery } from './peer-queries.js';
+import {
+  peerBoardQuery,
+  peerClassConfQuery,
+  peerNestedQuery,
+  peerSlideListQuery,
+  peerWhiteboardListQuery,
+} from './peer-queries.js';
 import { boardQuery, nestedQuery } from './queries.js';
 
 export interface HttpRequest {
@@ -39,7 +45,12 @@ const classes = rowsOf(org, size.classes);
 const json = { 'content-type': 'application/json', accept: 'application/graphql-response+json' };
 
 function graphql(keys: KeyRing, key: number, query: string, variables: Record<string, unknown>): HttpRequest {
-  return { method: 'POST', path: '/graphql', headers: { ...json, ...keys.headers(key) }, body: JSON.stringify({ query, variables }) };
+  return {
+    method: 'POST',
+    path: '/graphql',
+    headers: { ...json, ...keys.headers(key) },
+    body: JSON.stringify({ query, variables }),
+  };
 }
 
 /** The peer takes no key: its documents filter by the organization instead. */
@@ -52,8 +63,15 @@ function peerGraphql(query: string, variables: Record<string, unknown>): HttpReq
 const floorGet = (path: string): HttpRequest => ({ method: 'GET', path, headers: {} });
 
 /** Sends one request outside the load, for discovery and checks; `total` is the X-Total-Count header of a REST list. */
-export async function send(baseUrl: string, request: HttpRequest): Promise<{ status: number; body: unknown; total: string | null }> {
-  const response = await fetch(baseUrl + request.path, { method: request.method, headers: request.headers, body: request.body });
+export async function send(
+  baseUrl: string,
+  request: HttpRequest,
+): Promise<{ status: number; body: unknown; total: string | null }> {
+  const response = await fetch(baseUrl + request.path, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+  });
   const text = await response.text();
   let body: unknown = text;
   try {
@@ -80,8 +98,17 @@ async function restCase(
 ): Promise<Case> {
   const gateway = (i: number): HttpRequest => ({ method: 'GET', path: spec.path(i), headers: keys.headers(0) });
   const probe = await send(gatewayUrl, gateway(0));
-  const result: Case = { id: spec.id, title: spec.title, kind: 'REST', peerTarget: 0.8, gateway, constant: spec.list, notes: [] };
-  if (probe.status === 404 || probe.status === 501) return { ...result, skip: `GET ${spec.path(0)} answers ${probe.status}: the REST route is not there yet` };
+  const result: Case = {
+    id: spec.id,
+    title: spec.title,
+    kind: 'REST',
+    peerTarget: 0.8,
+    gateway,
+    constant: spec.list,
+    notes: [],
+  };
+  if (probe.status === 404 || probe.status === 501)
+    return { ...result, skip: `GET ${spec.path(0)} answers ${probe.status}: the REST route is not there yet` };
   // The bench does not assume the REST page size: the floor returns as many rows as the gateway did.
   let rows = 0;
   if (spec.list) {
@@ -105,34 +132,59 @@ const typeRef = 'type { kind name ofType { kind name ofType { kind name ofType {
  * on a board. The mutations' input and payload are read from the schema (they are being written).
  */
 async function mutationCase(gatewayUrl: string, keys: KeyRing): Promise<Case> {
-  const base = { id: 'f', title: 'archive + unarchive in turn', kind: 'mutation' as const, constant: false, run: 2, notes: [] };
+  const base = {
+    id: 'f',
+    title: 'archive + unarchive in turn',
+    kind: 'mutation' as const,
+    constant: false,
+    run: 2,
+    notes: [],
+  };
   const introspection = await send(
     gatewayUrl,
     graphql(keys, 0, `{ __type(name: "Mutation") { fields { name args { name ${typeRef} } ${typeRef} } } }`, {}),
   );
   type Field = { name: string; args: { name: string; type: TypeRef }[]; type: TypeRef };
-  const fields: Field[] = (introspection.body as { data?: { __type?: { fields: Field[] } | null } }).data?.__type?.fields ?? [];
+  const fields: Field[] =
+    (introspection.body as { data?: { __type?: { fields: Field[] } | null } }).data?.__type?.fields ?? [];
   const archive = fields.find((field) => field.name === 'archiveWhiteboard');
   const unarchive = fields.find((field) => field.name === 'unarchiveWhiteboard');
   if (!archive || !unarchive) {
-    return { ...base, gateway: () => graphql(keys, 0, '{ __typename }', {}), skip: 'the schema has no archiveWhiteboard/unarchiveWhiteboard mutations yet' };
+    return {
+      ...base,
+      gateway: () => graphql(keys, 0, '{ __typename }', {}),
+      skip: 'the schema has no archiveWhiteboard/unarchiveWhiteboard mutations yet',
+    };
   }
   const inputType = named(archive.args.find((arg) => arg.name === 'input')?.type ?? archive.args[0].type).name;
-  const input = await send(gatewayUrl, graphql(keys, 0, `{ __type(name: "${inputType}") { inputFields { name ${typeRef} } } }`, {}));
-  const inputFields = (input.body as { data: { __type: { inputFields: { name: string; type: TypeRef }[] } } }).data.__type.inputFields;
+  const input = await send(
+    gatewayUrl,
+    graphql(keys, 0, `{ __type(name: "${inputType}") { inputFields { name ${typeRef} } } }`, {}),
+  );
+  const inputFields = (input.body as { data: { __type: { inputFields: { name: string; type: TypeRef }[] } } }).data
+    .__type.inputFields;
   const idField = inputFields.find((field) => ['id', 'rowId', 'whiteboardId'].includes(field.name))!;
   const idValue = (board: number) =>
     named(idField.type).name === 'ID' ? Buffer.from(`Whiteboard:${board}`).toString('base64') : board;
-  const payload = await send(gatewayUrl, graphql(keys, 0, `{ __type(name: "${named(archive.type).name}") { fields { name } } }`, {}));
-  const payloadFields = (payload.body as { data: { __type: { fields: { name: string }[] } | null } }).data.__type?.fields ?? [];
-  const selection = payloadFields.some((field) => field.name === 'whiteboard') ? '{ whiteboard { rowId inTheArchive } }' : '{ __typename }';
+  const payload = await send(
+    gatewayUrl,
+    graphql(keys, 0, `{ __type(name: "${named(archive.type).name}") { fields { name } } }`, {}),
+  );
+  const payloadFields =
+    (payload.body as { data: { __type: { fields: { name: string }[] } | null } }).data.__type?.fields ?? [];
+  const selection = payloadFields.some((field) => field.name === 'whiteboard')
+    ? '{ whiteboard { rowId inTheArchive } }'
+    : '{ __typename }';
   const argument = archive.args.some((arg) => arg.name === 'input') ? 'input' : archive.args[0].name;
-  const document = (name: string) => `mutation Toggle($input: ${inputType}!) { ${name}(${argument}: $input) ${selection} }`;
+  const document = (name: string) =>
+    `mutation Toggle($input: ${inputType}!) { ${name}(${argument}: $input) ${selection} }`;
   return {
     ...base,
     gateway: (i) => {
       const board = boards[Math.floor(i / 2) % boards.length];
-      return graphql(keys, 0, document(i % 2 === 0 ? 'archiveWhiteboard' : 'unarchiveWhiteboard'), { input: { [idField.name]: idValue(board) } });
+      return graphql(keys, 0, document(i % 2 === 0 ? 'archiveWhiteboard' : 'unarchiveWhiteboard'), {
+        input: { [idField.name]: idValue(board) },
+      });
     },
   };
 }

@@ -27,7 +27,12 @@ export async function sample(server: ChildServer, requests: HttpRequest[]): Prom
     result.statements.push((await server.statements()) - before);
     result.bodies.push(total === null ? body : { 'X-Total-Count': total, body });
     const errors = (body as { errors?: { message: string }[] } | null)?.errors;
-    const message = status < 200 || status > 299 ? `HTTP ${status}: ${JSON.stringify(body).slice(0, 160)}` : errors ? errors[0]?.message : undefined;
+    const message =
+      status < 200 || status > 299
+        ? `HTTP ${status}: ${JSON.stringify(body).slice(0, 160)}`
+        : errors
+          ? errors[0]?.message
+          : undefined;
     if (message === undefined) continue;
     result.failed++;
     if (result.messages.length < 3 && !result.messages.includes(message)) result.messages.push(message);
@@ -39,10 +44,15 @@ export async function sample(server: ChildServer, requests: HttpRequest[]): Prom
 export function firstDifference(a: unknown, b: unknown, path = ''): string | undefined {
   if (isDeepStrictEqual(a, b)) return undefined;
   if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
-    if (Array.isArray(a) && Array.isArray(b) && a.length !== b.length) return `${path || '.'}: ${a.length} vs ${b.length} items`;
+    if (Array.isArray(a) && Array.isArray(b) && a.length !== b.length)
+      return `${path || '.'}: ${a.length} vs ${b.length} items`;
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     for (const key of keys) {
-      const difference = firstDifference((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], Array.isArray(a) ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+      const difference = firstDifference(
+        (a as Record<string, unknown>)[key],
+        (b as Record<string, unknown>)[key],
+        Array.isArray(a) ? `${path}[${key}]` : path ? `${path}.${key}` : key,
+      );
       if (difference) return difference;
     }
   }
@@ -72,7 +82,8 @@ function normalize(value: unknown): unknown {
 /** The scalar values of a JSON answer in document order, whatever the field names and envelope (edges/node, nodes, data). */
 function leaves(value: unknown, path = ''): Leaf[] {
   if (Array.isArray(value)) return value.flatMap((item, i) => leaves(item, `${path}[${i}]`));
-  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => leaves(item, path ? `${path}.${key}` : key));
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, item]) => leaves(item, path ? `${path}.${key}` : key));
   return [{ path: path || '.', value: normalize(value) }];
 }
 
@@ -107,9 +118,14 @@ export async function checkAnswers(
   for (const other of others) {
     const bodies = (await sample(other.server, indexes.map(other.request))).bodies;
     const compare = other.sameJson ? firstDifference : firstLeafDifference;
-    const mismatches = expected.map((body, i) => compare(body, bodies[i])).filter((difference) => difference !== undefined);
+    const mismatches = expected
+      .map((body, i) => compare(body, bodies[i]))
+      .filter((difference) => difference !== undefined);
     if (mismatches.length === 0) checked.push(other.server.name);
-    else notes.push(`**ANSWERS DIFFER**: the ${other.server.name}'s answer differs from the gateway's in ${mismatches.length}/${count} requests, first at ${mismatches[0]}`);
+    else
+      notes.push(
+        `**ANSWERS DIFFER**: the ${other.server.name}'s answer differs from the gateway's in ${mismatches.length}/${count} requests, first at ${mismatches[0]}`,
+      );
   }
   return { notes, checked };
 }
@@ -118,11 +134,19 @@ export async function checkAnswers(
  * The issue's statement target, checked directly: the nested read over 10 and 50 boards, and at one,
  * two and three levels, must cost the same statements. Run after a warm-up, so the key is cached.
  */
-export async function statementInvariance(gateway: ChildServer, keys: KeyRing): Promise<{ constant: boolean; text: string }> {
+export async function statementInvariance(
+  gateway: ChildServer,
+  keys: KeyRing,
+): Promise<{ constant: boolean; text: string }> {
   const count = async (levels: number, first: number) => {
     const query = nestedQuery(levels);
     const body = JSON.stringify({ query, variables: { org: 1, first } });
-    const request: HttpRequest = { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', ...keys.headers(0) }, body };
+    const request: HttpRequest = {
+      method: 'POST',
+      path: '/graphql',
+      headers: { 'content-type': 'application/json', ...keys.headers(0) },
+      body,
+    };
     await send(gateway.url, request); // the first run of a new document may cost a cache refresh
     return (await sample(gateway, [request])).statements[0];
   };

@@ -32,7 +32,8 @@ function positive(name: string, fallback: number, zeroAllowed = false): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed)) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed))
+    throw new Error(`${name} must be a positive number, got "${raw}"`);
   return value;
 }
 
@@ -42,7 +43,8 @@ export function loadBenchConfig(): BenchConfig {
   const duration = positive('BENCH_DURATION', 10);
   // 0 skips the warm-up: for a quick functional look, not for figures.
   const warmup = positive('BENCH_WARMUP', 3, true);
-  if (gatewayNode !== undefined && gatewayNode !== '22') throw new Error(`BENCH_GATEWAY_NODE can only be 22 (the peer's Node), got "${gatewayNode}"`);
+  if (gatewayNode !== undefined && gatewayNode !== '22')
+    throw new Error(`BENCH_GATEWAY_NODE can only be 22 (the peer's Node), got "${gatewayNode}"`);
   return {
     adminUrl: process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test',
     duration,

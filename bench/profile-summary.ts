@@ -57,7 +57,9 @@ profile.samples.forEach((id, i) => {
 const print = (title: string, entries: Map<string, number>) => {
   console.log(`\n${title}`);
   for (const [name, time] of [...entries].sort((a, b) => b[1] - a[1]).slice(0, rows)) {
-    console.log(`${((time / total) * 100).toFixed(1).padStart(5)}%  ${(time / 1000).toFixed(0).padStart(7)} ms  ${name}`);
+    console.log(
+      `${((time / total) * 100).toFixed(1).padStart(5)}%  ${(time / 1000).toFixed(0).padStart(7)} ms  ${name}`,
+    );
   }
 };
 console.log(`${file}: ${(total / 1e6).toFixed(1)} s busy, ${(idle / 1e6).toFixed(1)} s idle`);

@@ -111,9 +111,12 @@ function summarize(runs: Measured[]): Summary | undefined {
   };
 }
 
-const rps = (s: Summary) => (s.rpsMin === s.rpsMax ? fixed(s.rps) : `${fixed(s.rps)} (${fixed(s.rpsMin)}-${fixed(s.rpsMax)})`);
-const errors = (s: Summary) => (s.sampleFailed ? `${s.errors} + ${s.sampleFailed}/${s.sampled} sampled` : String(s.errors));
-const statementCell = ({ statements: { min, max, underLoad } }: Summary) => `${min === max ? min : `${min}-${max}`} (${fixed(underLoad, 2)})`;
+const rps = (s: Summary) =>
+  s.rpsMin === s.rpsMax ? fixed(s.rps) : `${fixed(s.rps)} (${fixed(s.rpsMin)}-${fixed(s.rpsMax)})`;
+const errors = (s: Summary) =>
+  s.sampleFailed ? `${s.errors} + ${s.sampleFailed}/${s.sampled} sampled` : String(s.errors);
+const statementCell = ({ statements: { min, max, underLoad } }: Summary) =>
+  `${min === max ? min : `${min}-${max}`} (${fixed(underLoad, 2)})`;
 /** Server + database CPU per request. */
 const cost = (s: Summary) => `${fixed(s.cpu.serverMs, 1)} + ${fixed(s.cpu.databaseMs, 1)}`;
 
@@ -144,7 +147,20 @@ function table(results: CaseResult[]): string {
       if (!s) continue;
       const versus = server === 'gateway' ? '' : percent(ratio(all.gateway, s)!);
       const alone = s.p99Alone === undefined ? '-' : fixed(s.p99Alone);
-      const cells = [server === 'gateway' ? name : '', server, rps(s), fixed(s.p50), fixed(s.p99), alone, errors(s), statementCell(s), cost(s), mb(s.peakRss), versus, percent(s.otherCpu)];
+      const cells = [
+        server === 'gateway' ? name : '',
+        server,
+        rps(s),
+        fixed(s.p50),
+        fixed(s.p99),
+        alone,
+        errors(s),
+        statementCell(s),
+        cost(s),
+        mb(s.peakRss),
+        versus,
+        percent(s.otherCpu),
+      ];
       lines.push(`| ${cells.join(' | ')} |`);
     }
   }
@@ -157,27 +173,39 @@ function targets(report: RunReport): string {
   for (const { r, gateway, peer } of measured) {
     const value = ratio(gateway, peer);
     if (value === undefined || r.case.peerTarget === undefined) continue;
-    rows.push(`| ${r.case.id}: req/s at least ${percent(r.case.peerTarget)} of the peer's | ${percent(value)} | ${mark(value >= r.case.peerTarget)} |`);
+    rows.push(
+      `| ${r.case.id}: req/s at least ${percent(r.case.peerTarget)} of the peer's | ${percent(value)} | ${mark(value >= r.case.peerTarget)} |`,
+    );
   }
   const nested = measured.find(({ r }) => r.case.id === 'a');
   if (nested?.peer) {
     const [own, peers] = [nested.gateway!.cpu.serverMs, nested.peer.cpu.serverMs];
-    rows.push(`| a: gateway Node CPU per request at most the peer's | ${fixed(own, 1)} / ${fixed(peers, 1)} ms | ${mark(own <= peers)} |`);
+    rows.push(
+      `| a: gateway Node CPU per request at most the peer's | ${fixed(own, 1)} / ${fixed(peers, 1)} ms | ${mark(own <= peers)} |`,
+    );
   }
   const paired = measured.filter(({ peer }) => peer);
   const p99 = paired.map(({ r, gateway, peer }) => `${r.case.id} ${fixed(gateway!.p99)} / ${fixed(peer!.p99)}`);
   if (paired.length) {
-    rows.push(`| p99 at ${report.config.connections} connections no worse than the peer's (gateway / peer, ms) | ${p99.join(', ')} | ${mark(paired.every(({ gateway, peer }) => gateway!.p99 <= peer!.p99))} |`);
+    rows.push(
+      `| p99 at ${report.config.connections} connections no worse than the peer's (gateway / peer, ms) | ${p99.join(', ')} | ${mark(paired.every(({ gateway, peer }) => gateway!.p99 <= peer!.p99))} |`,
+    );
   }
   const peerRss = report.peerPeakRss === undefined ? '' : ` (the peer: ${mb(report.peerPeakRss)})`;
-  rows.push(`| peak RSS at most 300 MB | ${mb(report.gatewayPeakRss)}${peerRss} | ${mark(report.gatewayPeakRss <= 300 * 2 ** 20)} |`);
+  rows.push(
+    `| peak RSS at most 300 MB | ${mb(report.gatewayPeakRss)}${peerRss} | ${mark(report.gatewayPeakRss <= 300 * 2 ** 20)} |`,
+  );
   const { live } = report;
   if (live) {
     const complete = live.delivered === live.expected && live.refused === 0;
-    rows.push(`| live: delivery p99 under 100 ms with ${live.settings.subscribers} subscribers, every event delivered | ${fixed(live.latency.p99, 1)} ms, ${live.delivered} of ${live.expected} | ${mark(live.latency.p99 < 100 && complete)} |`);
+    rows.push(
+      `| live: delivery p99 under 100 ms with ${live.settings.subscribers} subscribers, every event delivered | ${fixed(live.latency.p99, 1)} ms, ${live.delivered} of ${live.expected} | ${mark(live.latency.p99 < 100 && complete)} |`,
+    );
   }
   const steady = measured.every(({ gateway }) => gateway!.statements.min === gateway!.statements.max);
-  rows.push(`| statements per request constant | ${report.invariance.text}; each case's sample ${steady ? 'constant' : 'varies'} | ${mark(report.invariance.constant && steady)} |`);
+  rows.push(
+    `| statements per request constant | ${report.invariance.text}; each case's sample ${steady ? 'constant' : 'varies'} | ${mark(report.invariance.constant && steady)} |`,
+  );
   return rows.join('\n');
 }
 
@@ -185,7 +213,9 @@ function targets(report: RunReport): string {
 function revision(): string {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).split('\n').filter(Boolean).length;
+    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean).length;
     return changed ? `${commit} with ${changed} changed files` : commit;
   } catch {
     return 'unknown';
@@ -196,7 +226,9 @@ function machine(report: RunReport): string {
   return [
     `- machine: ${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), ${mb(totalmem())} memory, Linux ${release()}`,
     `- gateway on ${report.runtimes.gateway}; peer: ${report.runtimes.peer ?? 'not run'}; the bench and the floor on Node.js ${process.version}; ${report.serverVersion} on the same machine (loopback)`,
-    `- date: ${report.date.toISOString().slice(0, 16).replace('T', ' ')} UTC; commit ${revision()}; load average at the end ${loadavg().map((n) => n.toFixed(1)).join(' ')}`,
+    `- date: ${report.date.toISOString().slice(0, 16).replace('T', ' ')} UTC; commit ${revision()}; load average at the end ${loadavg()
+      .map((n) => n.toFixed(1))
+      .join(' ')}`,
   ].join('\n');
 }
 
@@ -233,8 +265,8 @@ function requestSection(report: RunReport): string[] {
       'SQL/req: statements each sampled request caused alone (min-max over the rounds), and in brackets all statements of the measured run divided by its requests.',
       "CPU ms/req: CPU time of the server process + of PostgreSQL's backends for the bench database, per request of the measured run.",
       'Errors: non-2xx answers and socket errors under load, plus sampled answers that carried GraphQL `errors` (all rounds).',
-      'Peak RSS: the server during that case (the highest round). Gateway / server: the gateway\'s req/s over that server\'s.',
-      'Other CPU: the highest share of the machine that processes outside the measurement used during that server\'s runs (the bench first waits up to 60 s for it to fall under 5%); a high share means a disturbed figure.',
+      "Peak RSS: the server during that case (the highest round). Gateway / server: the gateway's req/s over that server's.",
+      "Other CPU: the highest share of the machine that processes outside the measurement used during that server's runs (the bench first waits up to 60 s for it to fall under 5%); a high share means a disturbed figure.",
     ].join(' '),
     '',
     `Answers checked before the load, ${report.config.samples} requests per case, equal to the gateway's (the floor's JSON exactly, the peer's values in order): ${checked.length ? checked.join('; ') : 'none'}.`,
@@ -245,7 +277,9 @@ function requestSection(report: RunReport): string[] {
 /** The generated section of BENCHMARKS.md (between its markers) and of the console output. */
 export function renderResults(report: RunReport): string {
   const { dataset } = report;
-  const rows = Object.entries(dataset.rows).map(([table, count]) => `${table} ${count}`).join(', ');
+  const rows = Object.entries(dataset.rows)
+    .map(([table, count]) => `${table} ${count}`)
+    .join(', ');
   const notes = report.results.flatMap((r) => r.notes.map((note) => `- ${r.case.id}: ${note}`));
   return [
     machine(report),
@@ -270,6 +304,9 @@ export function writeResults(path: string, results: string): void {
   const current = existsSync(path) ? readFileSync(path, 'utf8') : `# Benchmarks\n\n${start}\n${end}\n`;
   const from = current.indexOf(start);
   const to = current.indexOf(end);
-  const next = from >= 0 && to > from ? current.slice(0, from) + section + current.slice(to + end.length) : `${current.trimEnd()}\n\n${section}\n`;
+  const next =
+    from >= 0 && to > from
+      ? current.slice(0, from) + section + current.slice(to + end.length)
+      : `${current.trimEnd()}\n\n${section}\n`;
   writeFileSync(path, next);
 }

@@ -41,7 +41,12 @@ function startScript(): string {
 }
 
 /** Warm-up, the sequential sample, then the measured run, against one server. */
-async function measure(server: ChildServer, source: LoadSource, own: OwnProcesses, withAlone = false): Promise<Measured> {
+async function measure(
+  server: ChildServer,
+  source: LoadSource,
+  own: OwnProcesses,
+  withAlone = false,
+): Promise<Measured> {
   await waitForQuiet(own);
   const cpu = await watchCpu(own);
   server.resetPeak();
@@ -51,7 +56,10 @@ async function measure(server: ChildServer, source: LoadSource, own: OwnProcesse
   }
   // An even count, so the mutation case leaves every board as it found it.
   const count = config.samples + (config.samples % 2);
-  const probe = await sample(server, Array.from({ length: count }, (_, i) => source.request(i)));
+  const probe = await sample(
+    server,
+    Array.from({ length: count }, (_, i) => source.request(i)),
+  );
   const before = await server.statements();
   const cost = await watchCost(own, server.pid);
   const load = await runLoad(server.url, source, config.connections, config.duration);
@@ -91,7 +99,11 @@ async function runCase(entry: Case, servers: Servers, own: OwnProcesses): Promis
     result.notes.push(`skipped: ${entry.skip}`);
     return result;
   }
-  const source = (request: (i: number) => HttpRequest, run = 1): LoadSource => ({ request, constant: entry.constant, run });
+  const source = (request: (i: number) => HttpRequest, run = 1): LoadSource => ({
+    request,
+    constant: entry.constant,
+    run,
+  });
   const others = [
     ...(entry.floor ? [{ server: servers.floor, request: entry.floor, sameJson: true }] : []),
     ...(entry.peer ? [{ server: servers.peer, request: entry.peer, sameJson: false }] : []),
@@ -111,12 +123,18 @@ async function runCase(entry: Case, servers: Servers, own: OwnProcesses): Promis
     result.gateway.push(await measure(servers.gateway, source(entry.gateway, entry.run), own, true));
     if (entry.peer) result.peer.push(await measure(servers.peer, source(entry.peer), own));
   }
-  const runs = Object.entries({ gateway: result.gateway, peer: result.peer, floor: result.floor ? [result.floor] : [] }).filter(([, list]) => list.length);
+  const runs = Object.entries({
+    gateway: result.gateway,
+    peer: result.peer,
+    floor: result.floor ? [result.floor] : [],
+  }).filter(([, list]) => list.length);
   for (const [name, list] of runs) {
     const messages = [...new Set(list.flatMap((run) => run.messages))].slice(0, 3);
     if (messages.length) result.notes.push(`${name}: sampled answers failed: ${messages.join(' | ')}`);
   }
-  log(`${entry.id}. req/s ${runs.map(([name, list]) => `${name} ${list.map((run) => run.load.rps.toFixed(0)).join(', ')}`).join('; ')}`);
+  log(
+    `${entry.id}. req/s ${runs.map(([name, list]) => `${name} ${list.map((run) => run.load.rps.toFixed(0)).join(', ')}`).join('; ')}`,
+  );
   return result;
 }
 
@@ -148,11 +166,20 @@ async function main(): Promise<void> {
   const liveEnv = { MAX_SUBSCRIPTIONS_PER_KEY: String(config.live.subscribers) };
   const gatewayPath = config.gatewayOnNode22 ? peerNodeOnPath() : {};
   // The probe and the profiler come in through NODE_OPTIONS, so the start script runs unchanged.
-  const nodeOptions = ['--import ./bench/statement-probe.mjs', ...(config.profileDir ? [`--cpu-prof --cpu-prof-dir=${config.profileDir}`] : [])];
+  const nodeOptions = [
+    '--import ./bench/statement-probe.mjs',
+    ...(config.profileDir ? [`--cpu-prof --cpu-prof-dir=${config.profileDir}`] : []),
+  ];
   const gateway = await startServer({
     name: 'gateway',
     command: ['sh', '-c', startScript()],
-    env: { ...env, ...liveEnv, ...gatewayPath, NODE_ENV: 'production', NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...nodeOptions].join(' ').trim() },
+    env: {
+      ...env,
+      ...liveEnv,
+      ...gatewayPath,
+      NODE_ENV: 'production',
+      NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...nodeOptions].join(' ').trim(),
+    },
     readyPath: '/ready',
   });
   const runtimes = { gateway: `Node.js ${nodeVersion(gatewayPath)}`, peer: requestCases ? peerRuntime() : undefined };
@@ -162,11 +189,18 @@ async function main(): Promise<void> {
   let peerPeakRss: number | undefined;
   if (requestCases) {
     const peer = await startPeer(env);
-    const floor = await startServer({ name: 'floor', command: [process.execPath, '--import', 'tsx', 'bench/floor-server.ts'], env, readyPath: '/health' });
+    const floor = await startServer({
+      name: 'floor',
+      command: [process.execPath, '--import', 'tsx', 'bench/floor-server.ts'],
+      env,
+      readyPath: '/health',
+    });
     log(`peer ${peer.url} (pid ${peer.pid}, ${runtimes.peer}), floor ${floor.url} (pid ${floor.pid})`);
     const all = await buildCases(gateway.url, keys);
     // The mutation goes last: archived boards would change what the read cases return.
-    const cases = all.filter((c) => selected(c.id)).sort((x, y) => Number(x.kind === 'mutation') - Number(y.kind === 'mutation'));
+    const cases = all
+      .filter((c) => selected(c.id))
+      .sort((x, y) => Number(x.kind === 'mutation') - Number(y.kind === 'mutation'));
     const own = new OwnProcesses(config.adminUrl, database.name, () => [gateway.pid, peer.pid, floor.pid]);
     for (const entry of cases) results.push(await runCase(entry, { gateway, peer, floor }, own));
     await peer.stop();
@@ -179,7 +213,9 @@ async function main(): Promise<void> {
     const { subscribers, perBoard, rate, seconds } = config.live;
     log(`live: ${subscribers} SSE subscribers, ${perBoard} per board, ${rate} renames/s for ${seconds} s`);
     live = await measureLive(gateway, keys, config.live);
-    log(`live: delivered ${live.delivered} of ${live.expected}, p50 ${live.latency.p50.toFixed(1)} ms, p99 ${live.latency.p99.toFixed(1)} ms`);
+    log(
+      `live: delivered ${live.delivered} of ${live.expected}, p50 ${live.latency.p50.toFixed(1)} ms, p99 ${live.latency.p99.toFixed(1)} ms`,
+    );
   }
   const invariance = await statementInvariance(gateway, keys);
   await gateway.stop();

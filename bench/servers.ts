@@ -95,24 +95,28 @@ export async function startServer(options: StartOptions): Promise<ChildServer> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     if (exited) throw new Error(`${options.name} exited during start:\n${lines.join('\n')}`);
-    if (Date.now() > deadline) throw new Error(`${options.name} not ready after ${START_TIMEOUT_MS / 1000} s:\n${lines.join('\n')}`);
-    const ready = await fetch(url + options.readyPath).then((response) => response.ok, () => false);
+    if (Date.now() > deadline)
+      throw new Error(`${options.name} not ready after ${START_TIMEOUT_MS / 1000} s:\n${lines.join('\n')}`);
+    const ready = await fetch(url + options.readyPath).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) break;
     await sleep(200);
   }
 
   const statements = (): Promise<number> =>
-      new Promise((resolve, reject) => {
-        // A server that died mid-run fails the run with its last words, and the cleanup still runs.
-        const gone = () => new Error(`${options.name} exited during the run:\n${lines.join('\n')}`);
-        if (exited) return reject(gone());
-        const timer = setTimeout(() => reject(new Error(`${options.name} did not report its statement count`)), 5_000);
-        child.once('message', (message) => {
-          clearTimeout(timer);
-          resolve((message as { statements: number }).statements);
-        });
-        child.send('statements', (error) => error && (clearTimeout(timer), reject(gone())));
+    new Promise((resolve, reject) => {
+      // A server that died mid-run fails the run with its last words, and the cleanup still runs.
+      const gone = () => new Error(`${options.name} exited during the run:\n${lines.join('\n')}`);
+      if (exited) return reject(gone());
+      const timer = setTimeout(() => reject(new Error(`${options.name} did not report its statement count`)), 5_000);
+      child.once('message', (message) => {
+        clearTimeout(timer);
+        resolve((message as { statements: number }).statements);
       });
+      child.send('statements', (error) => error && (clearTimeout(timer), reject(gone())));
+    });
 
   return {
     name: options.name,

@@ -2,13 +2,16 @@ import { commandLine } from '../src/cli.js';
 import { openPglite } from '../src/db/engine.js';
 import { createMigration } from '../src/db/migrate.js';
 
-const { positionals } = commandLine(`
+const { positionals } = commandLine(
+  `
 usage: npm run db:migration -- <name>
 
 Writes prisma/migrations/<timestamp>_<name>/migration.sql from what prisma/schema.prisma adds to the
 migrations already in that folder. Needs no database server: an in-memory embedded database serves as
 the shadow database.
-`, { allowPositionals: true });
+`,
+  { allowPositionals: true },
+);
 const name = positionals.join(' ');
 // An in-memory PGlite serves as the shadow database, so no server is needed to write a migration.
 const engine = await openPglite(undefined);

@@ -35,29 +35,56 @@ function guard(page: Page, origin: string): string[] {
 
 /** The text of the Monaco editors inside `selector`, as shown. */
 const editorText = (page: Page, selector: string) =>
-  // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, the way a user reads it
-  page.$$eval(`${selector} .view-lines`, (views) => views.map((view) => (view as HTMLElement).innerText.replace(/\u00a0/g, ' ')).join('\n'));
+  page.$$eval(`${selector} .view-lines`, (views) =>
+    views
+      // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, the way a user reads it
+      .map((view) => (view as HTMLElement).innerText.replace(/\u00a0/g, ' '))
+      .join('\n'),
+  );
 
 async function graphiql(page: Page, origin: string, demoKey: string): Promise<void> {
   await page.goto(`${origin}/graphql`);
-  await page.waitForFunction(() => document.querySelector('.graphiql-query-editor .view-lines')?.textContent?.includes('NestedBoards'), { timeout: WAIT_MS });
+  await page.waitForFunction(
+    () => document.querySelector('.graphiql-query-editor .view-lines')?.textContent?.includes('NestedBoards'),
+    { timeout: WAIT_MS },
+  );
   const query = await editorText(page, '.graphiql-query-editor');
-  if (!/query NestedBoards \{\s+whiteboards\(first: 5\)/.test(query)) throw new Error(`the query editor holds no example query: ${query}`);
+  if (!/query NestedBoards \{\s+whiteboards\(first: 5\)/.test(query))
+    throw new Error(`the query editor holds no example query: ${query}`);
   log('the query editor opens with the example nested-board query');
 
-  const [headersTab] = await page.$$('xpath/.//div[contains(@class, "graphiql-editor-tools")]//button[normalize-space()="Headers"]');
+  const [headersTab] = await page.$$(
+    'xpath/.//div[contains(@class, "graphiql-editor-tools")]//button[normalize-space()="Headers"]',
+  );
   await headersTab!.click();
-  await page.waitForFunction((key) => [...document.querySelectorAll('.graphiql-editor-tool .view-lines')].some((view) => view.textContent?.includes(key)), { timeout: WAIT_MS }, demoKey);
+  await page.waitForFunction(
+    (key) =>
+      [...document.querySelectorAll('.graphiql-editor-tool .view-lines')].some((view) =>
+        view.textContent?.includes(key),
+      ),
+    { timeout: WAIT_MS },
+    demoKey,
+  );
   log('the headers editor holds the demo key');
 
   await page.waitForSelector('.graphiql-plugin .graphiql-explorer-whiteboards', { timeout: WAIT_MS });
   log('the Explorer shows the schema');
 
-  const answer = page.waitForResponse((response) => response.url().startsWith(`${origin}/graphql`) && response.request().method() === 'POST' && response.request().postData()?.includes('NestedBoards') === true, { timeout: WAIT_MS });
+  const answer = page.waitForResponse(
+    (response) =>
+      response.url().startsWith(`${origin}/graphql`) &&
+      response.request().method() === 'POST' &&
+      response.request().postData()?.includes('NestedBoards') === true,
+    { timeout: WAIT_MS },
+  );
   await page.click('.graphiql-execute-button');
   const body = await (await answer).json();
-  if (body.errors || !(body.data?.whiteboards?.totalCount > 0)) throw new Error(`the example query answered ${JSON.stringify(body).slice(0, 500)}`);
-  await page.waitForFunction(() => document.querySelector('.graphiql-response .view-lines')?.textContent?.includes('"whiteboards"'), { timeout: WAIT_MS });
+  if (body.errors || !(body.data?.whiteboards?.totalCount > 0))
+    throw new Error(`the example query answered ${JSON.stringify(body).slice(0, 500)}`);
+  await page.waitForFunction(
+    () => document.querySelector('.graphiql-response .view-lines')?.textContent?.includes('"whiteboards"'),
+    { timeout: WAIT_MS },
+  );
   log(`the run button answers ${body.data.whiteboards.totalCount} boards, shown in the result pane`);
 }
 
@@ -80,7 +107,16 @@ async function main(): Promise<void> {
       executablePath: chromium,
       headless: true,
       userDataDir: join(temporary, 'profile'),
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--window-size=1400,1000'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--window-size=1400,1000',
+      ],
       defaultViewport: { width: 1400, height: 1000 },
     });
     const page = await browser.newPage();

@@ -15,7 +15,9 @@ try {
   const engine = await openEngine({ ...loadConfig(), poolSize: 1 }, 'tool');
   try {
     const applied = await applyMigrations(engine.adapter);
-    console.log(applied.length ? `applied ${applied.join(', ')} to ${engine.location}` : `${engine.location} is up to date`);
+    console.log(
+      applied.length ? `applied ${applied.join(', ')} to ${engine.location}` : `${engine.location} is up to date`,
+    );
   } finally {
     await engine.close();
   }

@@ -3,7 +3,8 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/index.js';
 import { countRows, isEmpty, seedDemo, truncateAll } from '../src/db/seed/index.js';
 
-const { values } = commandLine(`
+const { values } = commandLine(
+  `
 usage: npm run db:seed [-- --reset]
 
 Loads the demo data (two organizations, their users, libraries and boards) into an empty database:
@@ -11,7 +12,9 @@ DATABASE_URL, else the embedded one under DATA_DIR, and prints an API key for th
 member and viewer. With DEMO_API_KEY set, the owner's key has that secret.
 
   --reset   empty every table first (everything in the database is lost)
-`, { options: { reset: { type: 'boolean', default: false } } });
+`,
+  { options: { reset: { type: 'boolean', default: false } } },
+);
 const reset = values.reset;
 let database: Database | undefined;
 try {

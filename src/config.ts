@@ -76,7 +76,8 @@ function flag(value: string | undefined, fallback: boolean): boolean {
 function integer(name: string, value: string | undefined, fallback: number, min = 1): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < min) throw new Error(`${name} must be an integer of at least ${min}, got "${value}"`);
+  if (!Number.isInteger(parsed) || parsed < min)
+    throw new Error(`${name} must be an integer of at least ${min}, got "${value}"`);
   return parsed;
 }
 
@@ -103,7 +104,8 @@ function rateLimit(env: NodeJS.ProcessEnv): RateLimitConfig | undefined {
 
 function fileStoreKind(env: NodeJS.ProcessEnv): Config['fileStore'] {
   const kind = env.FILE_STORE || (env.FILES_DIR ? 'directory' : 'database');
-  if (kind !== 'database' && kind !== 'directory') throw new Error(`FILE_STORE must be database or directory, got "${kind}"`);
+  if (kind !== 'database' && kind !== 'directory')
+    throw new Error(`FILE_STORE must be database or directory, got "${kind}"`);
   return kind;
 }
 

@@ -31,7 +31,9 @@ async function openAndSeed(config: Config): Promise<{ database: Database; demoKe
     if (config.databaseUrl) return { database };
     if (config.seedDemo && (await isEmpty(database.prisma))) {
       const keys = await seedDemo(database.prisma, config.demoApiKey);
-      console.log(`The embedded database was empty: loaded the demo data. Demo owner's API key (X-API-KEY): ${keys.owner}`);
+      console.log(
+        `The embedded database was empty: loaded the demo data. Demo owner's API key (X-API-KEY): ${keys.owner}`,
+      );
       return { database, demoKey: keys.owner };
     }
     if (!config.demoApiKey) return { database };

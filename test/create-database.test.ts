@@ -17,7 +17,8 @@ const withDatabase = (name: string, role?: string) => {
 const admin = new pg.Client({ connectionString: withDatabase('postgres') });
 const created: string[] = [];
 const noCreateRole = `gateway_no_createdb_${suffix}`;
-const exists = async (name: string) => (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+const exists = async (name: string) =>
+  (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
 
 beforeAll(async () => {
   await admin.connect();

@@ -84,7 +84,10 @@ describe('one process owns an embedded data directory', () => {
     // Used once, so the server has it cached.
     expect((await graphql('{ whiteboards { totalCount } }', {}, secret)).status).toBe(200);
     const listed = await tool('api-key', 'list', '--email', owner);
-    const prefix = listed.stdout.split('\n').find((line) => line.includes('to be revoked'))!.split('\t')[0];
+    const prefix = listed.stdout
+      .split('\n')
+      .find((line) => line.includes('to be revoked'))!
+      .split('\t')[0];
     expect((await tool('api-key', 'revoke', '--prefix', prefix)).stdout).toContain('revoked 1 key(s)');
     expect((await graphql('{ whiteboards { totalCount } }', {}, secret)).status).toBe(401);
   }, 60_000);
@@ -125,7 +128,10 @@ describe('one process owns an embedded data directory', () => {
     server = startServer(serverEnv);
     await server.url;
     expect(lockHolder()).toBe(String(server.child.pid));
-    expect((await graphql('{ whiteboards(filter: { name: { startsWith: "interleaved " } }) { totalCount } }')).data.whiteboards.totalCount).toBe(200);
+    expect(
+      (await graphql('{ whiteboards(filter: { name: { startsWith: "interleaved " } }) { totalCount } }')).data
+        .whiteboards.totalCount,
+    ).toBe(200);
   }, 60_000);
 
   it('lets a tool take over the lock a killed server left, and let go of it', async () => {

@@ -48,11 +48,15 @@ async function rest(method: string, path: string, json?: unknown) {
 }
 
 const boardNames = '{ whiteboards(first: 100) { edges { node { name } } } }';
-const createBoard = 'mutation($name: String!) { createWhiteboard(input: { name: $name }) { whiteboard { rowId name } } }';
+const createBoard =
+  'mutation($name: String!) { createWhiteboard(input: { name: $name }) { whiteboard { rowId name } } }';
 
 /** The answer of every request while the database is down. */
 const unavailable = { status: 503, retryAfter: '5' };
-const unavailableGraphQL = { ...unavailable, body: { errors: [expect.objectContaining({ extensions: { code: 'SERVICE_UNAVAILABLE' } })] } };
+const unavailableGraphQL = {
+  ...unavailable,
+  body: { errors: [expect.objectContaining({ extensions: { code: 'SERVICE_UNAVAILABLE' } })] },
+};
 const unavailableRest = { ...unavailable, body: { detail: expect.stringMatching(/database cannot be reached/) } };
 
 describe('a database that goes away and comes back', () => {
@@ -70,7 +74,9 @@ describe('a database that goes away and comes back', () => {
     expect(await graphql(boardNames, {}, keys.viewer)).toEqual(unavailableGraphQL);
     expect(await graphql(createBoard, { name: 'Never written' })).toEqual(unavailableGraphQL);
     // A lookup that fails is not "no such row": the change is 503, not 404 or 422.
-    expect(await graphql('mutation { deleteWhiteboard(input: { rowId: 1 }) { deletedRowId } }')).toEqual(unavailableGraphQL);
+    expect(await graphql('mutation { deleteWhiteboard(input: { rowId: 1 }) { deletedRowId } }')).toEqual(
+      unavailableGraphQL,
+    );
     expect(await rest('GET', '/api/whiteboard/v1/')).toEqual(unavailableRest);
     expect(await rest('GET', `/api/whiteboard/v1/${restBefore.body.id}/`)).toEqual(unavailableRest);
     expect(await rest('POST', '/api/whiteboard/v1/', { name: 'Never posted' })).toEqual(unavailableRest);
@@ -89,7 +95,9 @@ describe('a database that goes away and comes back', () => {
     expect(names).toEqual(expect.arrayContaining(['Written before the outage', 'Posted before the outage']));
     expect(names).not.toContain('Never written');
     expect(names).not.toContain('Never posted');
-    expect((await rest('GET', `/api/whiteboard/v1/${restBefore.body.id}/`)).body).toMatchObject({ name: 'Posted before the outage' });
+    expect((await rest('GET', `/api/whiteboard/v1/${restBefore.body.id}/`)).body).toMatchObject({
+      name: 'Posted before the outage',
+    });
     expect((await graphql(createBoard, { name: 'Written after the outage' })).status).toBe(200);
     expect((await rest('POST', '/api/whiteboard/v1/', { name: 'Posted after the outage' })).status).toBe(201);
   });

@@ -12,7 +12,10 @@ import { PrismaClientKnownRequestError } from '../src/generated/prisma/internal/
 async function connectionError(port: number): Promise<unknown> {
   const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', connectionTimeoutMillis: 2_000 });
   client.on('error', () => {});
-  return client.connect().then(() => client.end().then(() => expect.fail('connected')), (error: unknown) => error);
+  return client.connect().then(
+    () => client.end().then(() => expect.fail('connected')),
+    (error: unknown) => error,
+  );
 }
 
 /** A port that accepts connections and closes each at once, as a server going down does. */
@@ -34,7 +37,8 @@ function databaseError(code: string, message: string): pg.DatabaseError {
   return Object.assign(new pg.DatabaseError(message, message.length, 'error'), { code, severity: 'FATAL' });
 }
 
-const prismaError = (code: string, meta?: Record<string, unknown>) => new PrismaClientKnownRequestError('failed', { code, clientVersion: '7', meta });
+const prismaError = (code: string, meta?: Record<string, unknown>) =>
+  new PrismaClientKnownRequestError('failed', { code, clientVersion: '7', meta });
 
 describe('isDatabaseUnavailable', () => {
   it('recognizes what pg reports for a refused, reset or lost connection and for a server shutting down', async () => {
@@ -58,8 +62,22 @@ describe('isDatabaseUnavailable', () => {
   it('recognizes Prisma errors, and the driver adapter errors they wrap', () => {
     const unreachable = new DriverAdapterError({ kind: 'DatabaseNotReachable', host: '127.0.0.1', port: 5432 });
     const closed = new DriverAdapterError({ kind: 'ConnectionClosed' });
-    const shutdown = new DriverAdapterError({ kind: 'postgres', code: '57P01', severity: 'FATAL', message: 'terminating connection', detail: undefined, column: undefined, hint: undefined });
-    for (const error of [prismaError('P1001'), prismaError('P1017'), prismaError('P2010', { driverAdapterError: unreachable }), prismaError('P2010', { driverAdapterError: shutdown }), closed]) {
+    const shutdown = new DriverAdapterError({
+      kind: 'postgres',
+      code: '57P01',
+      severity: 'FATAL',
+      message: 'terminating connection',
+      detail: undefined,
+      column: undefined,
+      hint: undefined,
+    });
+    for (const error of [
+      prismaError('P1001'),
+      prismaError('P1017'),
+      prismaError('P2010', { driverAdapterError: unreachable }),
+      prismaError('P2010', { driverAdapterError: shutdown }),
+      closed,
+    ]) {
       expect([error.message, isDatabaseUnavailable(error)]).toEqual([error.message, true]);
     }
   });
@@ -67,14 +85,24 @@ describe('isDatabaseUnavailable', () => {
   it('looks through a GraphQL error to its original, and through causes', () => {
     const located = new GraphQLError('failed', { originalError: prismaError('P1001') });
     expect(isDatabaseUnavailable(located)).toBe(true);
-    expect(isDatabaseUnavailable(new Error('outer', { cause: new Error('Connection terminated unexpectedly') }))).toBe(true);
+    expect(isDatabaseUnavailable(new Error('outer', { cause: new Error('Connection terminated unexpectedly') }))).toBe(
+      true,
+    );
     expect(isDatabaseUnavailable(new Error('PGlite is closed'))).toBe(true);
   });
 
   it('leaves refused values, constraint violations and bugs alone', () => {
     const cyclic: Error & { cause?: unknown } = new Error('cycle');
     cyclic.cause = cyclic;
-    const badValue = new DriverAdapterError({ kind: 'postgres', code: '22021', severity: 'ERROR', message: 'invalid byte sequence', detail: undefined, column: undefined, hint: undefined });
+    const badValue = new DriverAdapterError({
+      kind: 'postgres',
+      code: '22021',
+      severity: 'ERROR',
+      message: 'invalid byte sequence',
+      detail: undefined,
+      column: undefined,
+      hint: undefined,
+    });
     for (const error of [
       databaseError('22021', 'invalid byte sequence for encoding "UTF8": 0x00'),
       databaseError('23505', 'duplicate key value violates unique constraint'),

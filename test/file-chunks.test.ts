@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const chunksOf = (path: string) => server.database.prisma.fileChunk.count({ where: { name: path.replace('/files/', '') } });
+const chunksOf = (path: string) =>
+  server.database.prisma.fileChunk.count({ where: { name: path.replace('/files/', '') } });
 
 async function upload(key: string, bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const { data, errors } = await uploadFile(server.url, key, bytes, 'image/png', 'board.png');
@@ -24,12 +25,19 @@ describe('files in the database', () => {
     // Over one chunk (256 KiB): two rows.
     const doomed = await upload(server.keys.owner, pngBytes(300_000));
     const globex = await server.database.prisma.organization.findFirstOrThrow({ where: { name: 'Globex Logistics' } });
-    const switched = await server.graphql(`mutation($id: Int!) { updateActiveOrganization(input: { organizationId: $id }) { __typename } }`, { id: globex.id }, server.keys.member);
+    const switched = await server.graphql(
+      `mutation($id: Int!) { updateActiveOrganization(input: { organizationId: $id }) { __typename } }`,
+      { id: globex.id },
+      server.keys.member,
+    );
     expect(switched.errors).toBeUndefined();
     const kept = await upload(server.keys.member, pngBytes(1_000));
     expect(await chunksOf(doomed)).toBe(2);
 
-    const removed = await server.graphql(`mutation($id: Int!, $name: String!) { deleteOrganization(input: { rowId: $id, confirmName: $name }) { deletedRowId } }`, { id: acme.id, name: acme.name });
+    const removed = await server.graphql(
+      `mutation($id: Int!, $name: String!) { deleteOrganization(input: { rowId: $id, confirmName: $name }) { deletedRowId } }`,
+      { id: acme.id, name: acme.name },
+    );
     expect(removed.errors).toBeUndefined();
     expect(await chunksOf(doomed)).toBe(0);
     expect((await fetch(server.url + doomed)).status).toBe(404);

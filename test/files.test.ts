@@ -12,7 +12,11 @@ const MAX_BYTES = 4096;
 beforeAll(async () => {
   // This file's uploads go to a directory of its own: the store of FILE_STORE=directory.
   directory = await mkdtemp(join(tmpdir(), 'files-test-'));
-  server = await startTestServer({ FILE_STORE: 'directory', FILES_DIR: directory, MAX_UPLOAD_BYTES: String(MAX_BYTES) });
+  server = await startTestServer({
+    FILE_STORE: 'directory',
+    FILES_DIR: directory,
+    MAX_UPLOAD_BYTES: String(MAX_BYTES),
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -23,10 +27,17 @@ const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0
 
 const fileFields = 'rowId file name contentType size organizationId uploadedBy { email }';
 
-const upload = (bytes: Uint8Array<ArrayBuffer> | string, type: string, name = 'picture.png', key: string | null = server.keys.owner) =>
-  uploadFile(server.url, key, bytes, type, name, fileFields);
+const upload = (
+  bytes: Uint8Array<ArrayBuffer> | string,
+  type: string,
+  name = 'picture.png',
+  key: string | null = server.keys.owner,
+) => uploadFile(server.url, key, bytes, type, name, fileFields);
 
-const state = async () => ({ rows: await server.database.prisma.file.count(), onDisk: (await readdir(directory)).length });
+const state = async () => ({
+  rows: await server.database.prisma.file.count(),
+  onDisk: (await readdir(directory)).length,
+});
 
 describe('file upload', () => {
   it('stores a file under a random name in the active organization and serves it back', async () => {
@@ -34,7 +45,12 @@ describe('file upload', () => {
     expect(errors).toBeUndefined();
     const file = data.uploadFile.file;
     expect(file.file).toMatch(/^\/files\/[0-9a-f-]{36}\.png$/);
-    expect(file).toMatchObject({ name: 'passwd.png', contentType: 'image/png', size: PNG.length, uploadedBy: { email: 'mia.member@acme.example' } });
+    expect(file).toMatchObject({
+      name: 'passwd.png',
+      contentType: 'image/png',
+      size: PNG.length,
+      uploadedBy: { email: 'mia.member@acme.example' },
+    });
     const acme = await server.database.prisma.organization.findFirstOrThrow({ where: { name: 'Acme Robotics' } });
     expect(file.organizationId).toBe(acme.id);
 
@@ -45,7 +61,7 @@ describe('file upload', () => {
     expect(new Uint8Array(await served.arrayBuffer())).toEqual(PNG);
   });
 
-  it('keeps the part\'s content type without its parameters', async () => {
+  it("keeps the part's content type without its parameters", async () => {
     const { data, errors } = await upload('plain words', 'text/plain; charset=utf-8', 'notes.txt');
     expect(errors).toBeUndefined();
     expect(data.uploadFile.file.contentType).toBe('text/plain');
@@ -81,21 +97,30 @@ describe('file upload', () => {
     const whole = await fetch(server.url + path);
     expect(whole.headers.get('content-length')).toBe(String(text.length));
     expect(whole.headers.get('accept-ranges')).toBe('bytes');
-    expect((await fetch(server.url + path, { headers: { 'if-none-match': whole.headers.get('etag')! } })).status).toBe(304);
+    expect((await fetch(server.url + path, { headers: { 'if-none-match': whole.headers.get('etag')! } })).status).toBe(
+      304,
+    );
     const part = await fetch(server.url + path, { headers: { range: 'bytes=100-199' } });
     expect(part.status).toBe(206);
     expect(part.headers.get('content-range')).toBe(`bytes 100-199/${text.length}`);
     expect(part.headers.get('content-length')).toBe('100');
     expect(await part.text()).toBe(text.slice(100, 200));
     expect(await (await fetch(server.url + path, { headers: { range: 'bytes=-9' } })).text()).toBe(text.slice(-9));
-    expect(await (await fetch(server.url + path, { headers: { range: `bytes=${text.length - 5}-` } })).text()).toBe(text.slice(-5));
+    expect(await (await fetch(server.url + path, { headers: { range: `bytes=${text.length - 5}-` } })).text()).toBe(
+      text.slice(-5),
+    );
     const beyond = await fetch(server.url + path, { headers: { range: `bytes=${text.length}-` } });
     expect(beyond.status).toBe(416);
     expect(beyond.headers.get('content-range')).toBe(`bytes */${text.length}`);
   });
 
   it('answers 404 for names the store never gave out', async () => {
-    for (const path of ['/files/00000000-0000-4000-8000-000000000000.png', '/files/..%2F..%2Fpackage.json', '/files/demo/texture-server-light.png', '/files/x.html']) {
+    for (const path of [
+      '/files/00000000-0000-4000-8000-000000000000.png',
+      '/files/..%2F..%2Fpackage.json',
+      '/files/demo/texture-server-light.png',
+      '/files/x.html',
+    ]) {
       expect((await fetch(server.url + path)).status, path).toBe(404);
     }
   });

@@ -43,7 +43,9 @@ beforeAll(async () => {
   const opened = await openTestDatabase(postgresServer);
   ({ database, keys, drop } = opened);
   [a, b] = await Promise.all([startInstance(opened.url!), startInstance(opened.url!)]);
-  const boards = await a.graphql('{ whiteboards(first: 1, orderBy: [{ field: id, direction: ASC }]) { edges { node { rowId organizationId } } } }');
+  const boards = await a.graphql(
+    '{ whiteboards(first: 1, orderBy: [{ field: id, direction: ASC }]) { edges { node { rowId organizationId } } } }',
+  );
   board = boards.data!.whiteboards.edges[0].node;
 });
 afterAll(async () => {
@@ -61,27 +63,46 @@ describe('two gateway processes on one PostgreSQL database', () => {
     const events = await subscribeSse(b.url, keys.viewer, boardEvents, { id: board.rowId });
     let sentAt = Date.now();
     await a.graphql(rename, { rowId: board.rowId, name: 'Fleet via GraphQL' });
-    expect((await events.next(1_000)).data.whiteboardEvents).toMatchObject({ kind: 'UPDATED', node: { name: 'Fleet via GraphQL' } });
+    expect((await events.next(1_000)).data.whiteboardEvents).toMatchObject({
+      kind: 'UPDATED',
+      node: { name: 'Fleet via GraphQL' },
+    });
     expect(Date.now() - sentAt).toBeLessThan(1_000);
     sentAt = Date.now();
-    expect((await rest({ url: a.url, keys }, 'PUT', `/api/whiteboard/v1/${board.rowId}/`, { json: { name: 'Fleet via REST' } })).status).toBe(200);
-    expect((await events.next(1_000)).data.whiteboardEvents).toMatchObject({ kind: 'UPDATED', node: { name: 'Fleet via REST' } });
+    expect(
+      (
+        await rest({ url: a.url, keys }, 'PUT', `/api/whiteboard/v1/${board.rowId}/`, {
+          json: { name: 'Fleet via REST' },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await events.next(1_000)).data.whiteboardEvents).toMatchObject({
+      kind: 'UPDATED',
+      node: { name: 'Fleet via REST' },
+    });
     expect(Date.now() - sentAt).toBeLessThan(1_000);
     events.close();
   });
 
   it('tells nothing of a mutation whose transaction rolls back at commit, after it announced itself', async () => {
     // A deferred constraint fails at COMMIT, after the mutation's NOTIFY: the whole transaction goes.
-    await database.prisma.$executeRawUnsafe(`CREATE FUNCTION refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$`);
+    await database.prisma.$executeRawUnsafe(
+      `CREATE FUNCTION refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$`,
+    );
     await database.prisma.$executeRawUnsafe(`CREATE CONSTRAINT TRIGGER refuse_name AFTER UPDATE ON whiteboard DEFERRABLE INITIALLY DEFERRED
       FOR EACH ROW WHEN (NEW.name = 'Rolled back') EXECUTE FUNCTION refuse_at_commit()`);
     const events = await subscribeSse(b.url, keys.viewer, boardEvents, { id: board.rowId });
     const refused = await a.graphql(rename, { rowId: board.rowId, name: 'Rolled back' });
     expect(refused.errors).toBeDefined();
-    expect((await database.prisma.whiteboard.findUniqueOrThrow({ where: { id: board.rowId } })).name).not.toBe('Rolled back');
+    expect((await database.prisma.whiteboard.findUniqueOrThrow({ where: { id: board.rowId } })).name).not.toBe(
+      'Rolled back',
+    );
     await a.graphql(rename, { rowId: board.rowId, name: 'Committed after' });
     // The first event B tells is the committed change.
-    expect((await events.next(1_000)).data.whiteboardEvents).toMatchObject({ kind: 'UPDATED', node: { name: 'Committed after' } });
+    expect((await events.next(1_000)).data.whiteboardEvents).toMatchObject({
+      kind: 'UPDATED',
+      node: { name: 'Committed after' },
+    });
     await expect(events.next(300)).rejects.toThrow('no event');
     events.close();
   });
@@ -108,22 +129,41 @@ describe('two gateway processes on one PostgreSQL database', () => {
     expect(new Uint8Array(await tail.arrayBuffer())).toEqual(png.subarray(png.length - 10));
     expect((await fetch(b.url + path, { headers: { range: `bytes=${png.length}-` } })).status).toBe(416);
 
-    const svg = (await uploadFile(a.url, keys.owner, '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', 'image/svg+xml', 'x.svg')).data.uploadFile.file.file;
+    const svg = (
+      await uploadFile(
+        a.url,
+        keys.owner,
+        '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+        'image/svg+xml',
+        'x.svg',
+      )
+    ).data.uploadFile.file.file;
     const served = await fetch(b.url + svg);
     expect(served.headers.get('content-disposition')).toMatch(/^attachment/);
     expect(served.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   it('ends, on B, within a second, the WebSocket stream of a key revoked through A', async () => {
-    const created = (await a.graphql(`mutation { createApiKey(input: { name: "fleet", permission: READ_ONLY }) { secret apiKey { id } } }`)).data!.createApiKey;
+    const created = (
+      await a.graphql(
+        `mutation { createApiKey(input: { name: "fleet", permission: READ_ONLY }) { secret apiKey { id } } }`,
+      )
+    ).data!.createApiKey;
     const events = subscribeWs(b.url, created.secret, boardEvents, { id: board.rowId });
     // An event heard tells that the subscription stands.
-    await expect.poll(async () => {
-      await a.graphql(rename, { rowId: board.rowId, name: `Before the revocation ${Date.now()}` });
-      return (await events.next(500).catch(() => undefined))?.data?.whiteboardEvents?.kind;
-    }, { timeout: 5_000 }).toBe('UPDATED');
+    await expect
+      .poll(
+        async () => {
+          await a.graphql(rename, { rowId: board.rowId, name: `Before the revocation ${Date.now()}` });
+          return (await events.next(500).catch(() => undefined))?.data?.whiteboardEvents?.kind;
+        },
+        { timeout: 5_000 },
+      )
+      .toBe('UPDATED');
     const revokedAt = Date.now();
-    await a.graphql(`mutation($id: ID!) { revokeApiKey(input: { id: $id }) { apiKey { revokedAt } } }`, { id: created.apiKey.id });
+    await a.graphql(`mutation($id: ID!) { revokeApiKey(input: { id: $id }) { apiKey { revokedAt } } }`, {
+      id: created.apiKey.id,
+    });
     // Past any rename that was still on its way.
     let last: Awaited<ReturnType<typeof events.next>>;
     do last = await events.next(1_000);

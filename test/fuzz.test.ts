@@ -13,7 +13,9 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 
 const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const runs = Number(process.env.FUZZ_RUNS ?? 4);
-console.log(`fuzz seed ${seed}, ${runs} runs per operation (replay: FUZZ_SEED=${seed} npx vitest run test/fuzz.test.ts)`);
+console.log(
+  `fuzz seed ${seed}, ${runs} runs per operation (replay: FUZZ_SEED=${seed} npx vitest run test/fuzz.test.ts)`,
+);
 
 interface Operation {
   method: string;
@@ -39,32 +41,59 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 /** A request for an operation: path and query parameters, and a body in its media type. */
-function requestFor(operation: Operation): fc.Arbitrary<{ path: string; json?: unknown; form?: Record<string, unknown> }> {
+function requestFor(
+  operation: Operation,
+): fc.Arbitrary<{ path: string; json?: unknown; form?: Record<string, unknown> }> {
   const parameters = operation.parameters ?? [];
   const values = fc.record(
-    Object.fromEntries(parameters.map((parameter) => [parameter.name, parameter.in === 'path' ? fc.oneof({ weight: 5, arbitrary: fromSchema(parameter.schema, components) }, hostile) : validOrNot(parameter.schema, components)])),
-    { requiredKeys: parameters.filter((parameter) => parameter.in === 'path' || parameter.required).map((parameter) => parameter.name) },
+    Object.fromEntries(
+      parameters.map((parameter) => [
+        parameter.name,
+        parameter.in === 'path'
+          ? fc.oneof({ weight: 5, arbitrary: fromSchema(parameter.schema, components) }, hostile)
+          : validOrNot(parameter.schema, components),
+      ]),
+    ),
+    {
+      requiredKeys: parameters
+        .filter((parameter) => parameter.in === 'path' || parameter.required)
+        .map((parameter) => parameter.name),
+    },
   );
   const [mediaType, body] = Object.entries(operation.requestBody?.content ?? {})[0] ?? [];
   const bodies = body ? validOrNot(body.schema, components) : fc.constant(undefined);
   return fc.tuple(values, bodies).map(([given, payload]) => {
     const text = (value: unknown) => encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value));
     const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => text(given[name]));
-    const query = parameters.filter((parameter) => parameter.in === 'query' && parameter.name in given).map((parameter) => `${parameter.name}=${text(given[parameter.name])}`);
+    const query = parameters
+      .filter((parameter) => parameter.in === 'query' && parameter.name in given)
+      .map((parameter) => `${parameter.name}=${text(given[parameter.name])}`);
     const url = query.length ? `${path}?${query.join('&')}` : path;
-    return mediaType === 'multipart/form-data' ? { path: url, form: payload as Record<string, unknown> } : { path: url, json: payload };
+    return mediaType === 'multipart/form-data'
+      ? { path: url, form: payload as Record<string, unknown> }
+      : { path: url, json: payload };
   });
 }
 
-async function send(operation: Operation, request: { path: string; json?: unknown; form?: Record<string, unknown> }, key: string): Promise<RestResponse> {
-  if (!request.form || typeof request.form !== 'object') return rest(server, operation.method, request.path, { key, json: request.json ?? request.form });
+async function send(
+  operation: Operation,
+  request: { path: string; json?: unknown; form?: Record<string, unknown> },
+  key: string,
+): Promise<RestResponse> {
+  if (!request.form || typeof request.form !== 'object')
+    return rest(server, operation.method, request.path, { key, json: request.json ?? request.form });
   const form = new FormData();
-  for (const [name, value] of Object.entries(request.form)) form.set(name, value instanceof File ? value : typeof value === 'string' ? value : JSON.stringify(value));
+  for (const [name, value] of Object.entries(request.form))
+    form.set(name, value instanceof File ? value : typeof value === 'string' ? value : JSON.stringify(value));
   return rest(server, operation.method, request.path, { key, body: form });
 }
 
 const isValidationError = (entry: unknown) =>
-  !!entry && typeof entry === 'object' && Array.isArray((entry as { loc?: unknown }).loc) && typeof (entry as { msg?: unknown }).msg === 'string' && typeof (entry as { type?: unknown }).type === 'string';
+  !!entry &&
+  typeof entry === 'object' &&
+  Array.isArray((entry as { loc?: unknown }).loc) &&
+  typeof (entry as { msg?: unknown }).msg === 'string' &&
+  typeof (entry as { type?: unknown }).type === 'string';
 
 /** What every answer must be, whatever was sent. */
 function checkAnswer(operation: Operation, response: RestResponse): void {
@@ -72,7 +101,10 @@ function checkAnswer(operation: Operation, response: RestResponse): void {
   expect(response.status, where).toBeLessThan(500);
   if (response.status >= 400) {
     const detail = (response.body as { detail?: unknown } | undefined)?.detail;
-    expect(typeof detail === 'string' || (Array.isArray(detail) && detail.length > 0 && detail.every(isValidationError)), where).toBe(true);
+    expect(
+      typeof detail === 'string' || (Array.isArray(detail) && detail.length > 0 && detail.every(isValidationError)),
+      where,
+    ).toBe(true);
     return;
   }
   const declared = operation.responses[String(response.status)]?.content?.['application/json']?.schema;
@@ -84,7 +116,9 @@ function checkAnswer(operation: Operation, response: RestResponse): void {
 /** Every row of every table, as one fingerprint per table (a key's last-use bookkeeping aside: it bumps updated_at too). */
 async function fingerprints(): Promise<Record<string, string>> {
   const prisma = server.database.prisma;
-  const tables = await prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'`);
+  const tables = await prisma.$queryRawUnsafe<{ name: string }[]>(
+    `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'`,
+  );
   const entries = await Promise.all(
     tables.map(async ({ name }) => {
       const [row] = await prisma.$queryRawUnsafe<{ print: string | null }[]>(
@@ -98,14 +132,21 @@ async function fingerprints(): Promise<Record<string, string>> {
 
 const property = (index: number, arbitrary: fc.Arbitrary<any>, predicate: (value: any) => Promise<void>) =>
   // Bounded in time too, so the suite stays within minutes on a busy machine.
-  fc.assert(fc.asyncProperty(arbitrary, predicate), { seed: seed + index, numRuns: runs, endOnFailure: true, interruptAfterTimeLimit: 3_000 });
+  fc.assert(fc.asyncProperty(arbitrary, predicate), {
+    seed: seed + index,
+    numRuns: runs,
+    endOnFailure: true,
+    interruptAfterTimeLimit: 3_000,
+  });
 
 describe('REST, with generated input', () => {
   it('a read-only key changes no row, whatever it sends to any operation', async () => {
     const before = await fingerprints();
     const writes = operations.filter((operation) => operation.method !== 'GET');
     for (const [index, operation] of writes.entries()) {
-      await property(index, requestFor(operation), async (request) => checkAnswer(operation, await send(operation, request, server.keys.viewer)));
+      await property(index, requestFor(operation), async (request) =>
+        checkAnswer(operation, await send(operation, request, server.keys.viewer)),
+      );
     }
     expect(await fingerprints()).toEqual(before);
   }, 240_000);
@@ -114,7 +155,9 @@ describe('REST, with generated input', () => {
     // Reads first, deletes last, so the seeded rows serve as many operations as they can.
     const order = (operation: Operation) => ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].indexOf(operation.method);
     for (const [index, operation] of [...operations].sort((a, b) => order(a) - order(b)).entries()) {
-      await property(1000 + index, requestFor(operation), async (request) => checkAnswer(operation, await send(operation, request, server.keys.owner)));
+      await property(1000 + index, requestFor(operation), async (request) =>
+        checkAnswer(operation, await send(operation, request, server.keys.owner)),
+      );
     }
   }, 240_000);
 });
@@ -134,7 +177,8 @@ describe('GraphQL mutations, with generated input', () => {
         const answer = await server.graphql(document, values);
         const where = `${mutation.name} answered ${answer.status}: ${JSON.stringify(answer.errors)?.slice(0, 300)}`;
         expect(answer.status, where).toBeLessThan(500);
-        for (const error of answer.errors ?? []) expect(error.extensions?.code, where).not.toBe('INTERNAL_SERVER_ERROR');
+        for (const error of answer.errors ?? [])
+          expect(error.extensions?.code, where).not.toBe('INTERNAL_SERVER_ERROR');
       });
     }
   }, 240_000);

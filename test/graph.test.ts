@@ -75,10 +75,14 @@ describe('the read graph', () => {
     const { data } = await server.graphql(boardsQuery, { first: 2 });
     const [a, b] = data!.whiteboards.edges.map((edge: any) => edge.node);
 
-    const byRowId = await server.graphql(`query($rowId: Int!) { whiteboard(rowId: $rowId) { id name } }`, { rowId: a.rowId });
+    const byRowId = await server.graphql(`query($rowId: Int!) { whiteboard(rowId: $rowId) { id name } }`, {
+      rowId: a.rowId,
+    });
     expect(byRowId.data!.whiteboard).toEqual({ id: a.id, name: a.name });
 
-    const byNode = await server.graphql(`query($id: ID!) { node(id: $id) { id ... on Whiteboard { rowId } } }`, { id: a.id });
+    const byNode = await server.graphql(`query($id: ID!) { node(id: $id) { id ... on Whiteboard { rowId } } }`, {
+      id: a.id,
+    });
     expect(byNode.data!.node).toEqual({ id: a.id, rowId: a.rowId });
 
     const byNodes = await server.graphql(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids: [b.id, a.id] });
@@ -86,7 +90,9 @@ describe('the read graph', () => {
   });
 
   it('answers null for ids that match no row', async () => {
-    const [missing, variant, unknown] = ['Whiteboard:999999', 'OrganizationInfo:1', 'Nothing:1'].map((id) => Buffer.from(id).toString('base64'));
+    const [missing, variant, unknown] = ['Whiteboard:999999', 'OrganizationInfo:1', 'Nothing:1'].map((id) =>
+      Buffer.from(id).toString('base64'),
+    );
     const { data, errors } = await server.graphql(
       `query($id: ID!, $ids: [ID!]!) { whiteboard(rowId: 999999) { id } slide(rowId: 999999) { id } node(id: $id) { id } nodes(ids: $ids) { id } }`,
       { id: missing, ids: [variant, unknown] },
@@ -109,7 +115,9 @@ describe('bad input', () => {
     const root = await server.graphql(`{ whiteboards(first: 101) { totalCount } }`);
     expect(codeAndField(root)).toEqual([['BAD_USER_INPUT', 'first']]);
     expect(root.errors![0].message).toContain('100');
-    const nested = await server.graphql(`{ whiteboards(first: 1) { edges { node { dataStreams(last: 500) { totalCount } } } } }`);
+    const nested = await server.graphql(
+      `{ whiteboards(first: 1) { edges { node { dataStreams(last: 500) { totalCount } } } } }`,
+    );
     expect(codeAndField(nested)).toEqual([['BAD_USER_INPUT', 'last']]);
   });
 

@@ -18,7 +18,9 @@ afterEach(async () => {
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Starts the server on the test's data directory and answers the options its GraphiQL page opens with. */
-async function openGraphiQL(env: Record<string, string>): Promise<{ url: string; headers: Record<string, string>; defaultQuery: string; visiblePlugin: string }> {
+async function openGraphiQL(
+  env: Record<string, string>,
+): Promise<{ url: string; headers: Record<string, string>; defaultQuery: string; visiblePlugin: string }> {
   server = startServer({ DATA_DIR: dataDir, PORT: '0', ...env });
   const url = await server.url;
   const html = await (await fetch(`${url}/graphql`, { headers: { accept: 'text/html' } })).text();
@@ -48,7 +50,9 @@ describe('GraphiQL on the embedded demo data', () => {
   }, 60_000);
 
   it('never carries the key in production mode (NODE_ENV=production)', async () => {
-    expect((await openGraphiQL({ DEMO_API_KEY: demoKey, NODE_ENV: 'production' })).headers).toEqual({ 'X-API-KEY': '<your API key>' });
+    expect((await openGraphiQL({ DEMO_API_KEY: demoKey, NODE_ENV: 'production' })).headers).toEqual({
+      'X-API-KEY': '<your API key>',
+    });
   }, 60_000);
 
   it('says that a DEMO_API_KEY the data does not hold applies only on first load, and leaves it out of GraphiQL', async () => {

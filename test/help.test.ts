@@ -5,22 +5,40 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runScript } from './helpers/processes.js';
 
-const scripts = Object.entries(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts as Record<string, string>)
+const scripts = Object.entries(
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts as Record<string, string>,
+)
   .filter(([, command]) => /\.(ts|js)$/.test(command))
   .map(([name]) => name);
 
 describe('npm run <script> -- --help', () => {
   it('covers the scripts of the README', () => {
-    expect(scripts).toEqual(expect.arrayContaining(['dev', 'start', 'db:migrate', 'db:migration', 'db:seed', 'schema:print', 'api-key', 'bench', 'e2e']));
+    expect(scripts).toEqual(
+      expect.arrayContaining([
+        'dev',
+        'start',
+        'db:migrate',
+        'db:migration',
+        'db:seed',
+        'schema:print',
+        'api-key',
+        'bench',
+        'e2e',
+      ]),
+    );
   });
 
-  it.each(scripts)('%s prints its usage and exits 0; an unknown option exits 2', async (script) => {
-    const help = await runScript(script, ['--help'], {});
-    expect(help.code, help.stderr).toBe(0);
-    expect(help.stdout).toMatch(/^usage: npm (start|run \S+)/);
-    const wrong = await runScript(script, ['--no-such-option'], {});
-    expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain("Unknown option '--no-such-option'");
-    expect(wrong.stderr).toContain('usage: npm');
-  }, 60_000);
+  it.each(scripts)(
+    '%s prints its usage and exits 0; an unknown option exits 2',
+    async (script) => {
+      const help = await runScript(script, ['--help'], {});
+      expect(help.code, help.stderr).toBe(0);
+      expect(help.stdout).toMatch(/^usage: npm (start|run \S+)/);
+      const wrong = await runScript(script, ['--no-such-option'], {});
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain("Unknown option '--no-such-option'");
+      expect(wrong.stderr).toContain('usage: npm');
+    },
+    60_000,
+  );
 });

@@ -14,8 +14,12 @@ let globexKey: string;
 beforeAll(async () => {
   server = await startTestServer();
   acmeKey = server.keys.owner;
-  const globexOwner = await server.database.prisma.user.findUniqueOrThrow({ where: { email: demo.users.globexOwner.email } });
-  globexKey = (await createApiKey(server.database.prisma, { userId: globexOwner.id, name: 'isolation', permission: 'ADMIN' })).secret;
+  const globexOwner = await server.database.prisma.user.findUniqueOrThrow({
+    where: { email: demo.users.globexOwner.email },
+  });
+  globexKey = (
+    await createApiKey(server.database.prisma, { userId: globexOwner.id, name: 'isolation', permission: 'ADMIN' })
+  ).secret;
 });
 afterAll(() => server?.close());
 
@@ -32,8 +36,16 @@ describe('organization isolation', () => {
   for (const { list, single, type } of rootReads()) {
     if (sharedTypes.has(type)) continue;
     it(`${list}: a key of one organization never reads a row of the other, by list, node id or row id`, async () => {
-      const acme = await server.graphql(`{ ${list}(first: 100) { totalCount edges { node { id ... on ${type} { rowId } } } } }`, {}, acmeKey);
-      const globex = await server.graphql(`{ ${list}(first: 100) { totalCount edges { node { id } } } }`, {}, globexKey);
+      const acme = await server.graphql(
+        `{ ${list}(first: 100) { totalCount edges { node { id ... on ${type} { rowId } } } } }`,
+        {},
+        acmeKey,
+      );
+      const globex = await server.graphql(
+        `{ ${list}(first: 100) { totalCount edges { node { id } } } }`,
+        {},
+        globexKey,
+      );
       expect(acme.errors).toBeUndefined();
       const acmeIds: { id: string; rowId: number }[] = acme.data![list].edges.map((edge: any) => edge.node);
       const globexIds = new Set(globex.data![list].edges.map((edge: any) => edge.node.id));
@@ -43,7 +55,11 @@ describe('organization isolation', () => {
         const byNode = await server.graphql(`query($id: ID!) { node(id: $id) { id } }`, { id: row.id }, globexKey);
         expect(byNode.data!.node, `node ${row.id}`).toBeNull();
         if (single) {
-          const byRowId = await server.graphql(`query($rowId: Int!) { ${single}(rowId: $rowId) { id } }`, { rowId: row.rowId }, globexKey);
+          const byRowId = await server.graphql(
+            `query($rowId: Int!) { ${single}(rowId: $rowId) { id } }`,
+            { rowId: row.rowId },
+            globexKey,
+          );
           expect(byRowId.data![single], `${single}(${row.rowId})`).toBeNull();
         }
       }
@@ -51,8 +67,12 @@ describe('organization isolation', () => {
   }
 
   it('lets a platform admin see every organization', async () => {
-    const admin = await server.database.prisma.user.findUniqueOrThrow({ where: { email: demo.users.platformAdmin.email } });
-    const key = (await createApiKey(server.database.prisma, { userId: admin.id, name: 'platform', permission: 'READ_ONLY' })).secret;
+    const admin = await server.database.prisma.user.findUniqueOrThrow({
+      where: { email: demo.users.platformAdmin.email },
+    });
+    const key = (
+      await createApiKey(server.database.prisma, { userId: admin.id, name: 'platform', permission: 'READ_ONLY' })
+    ).secret;
     const response = await server.graphql('{ organizations { totalCount } }', {}, key);
     expect(response.data!.organizations.totalCount).toBe(await server.database.prisma.organization.count());
   });
@@ -64,7 +84,11 @@ async function sendWithFile(document: string) {
   form.set('operations', JSON.stringify({ query: document, variables: { upload: null } }));
   form.set('map', JSON.stringify({ 0: ['variables.upload'] }));
   form.set('0', new Blob(['hello'], { type: 'text/plain' }), 'hello.txt');
-  const response = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'x-api-key': server.keys.viewer }, body: form });
+  const response = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'x-api-key': server.keys.viewer },
+    body: form,
+  });
   return { status: response.status, ...(await response.json()) };
 }
 

@@ -17,10 +17,15 @@ describe('GraphQL over HTTP', () => {
     const results = await auditServer({
       url: `${server.url}/graphql`,
       fetchFn: (input: RequestInfo | URL, init?: RequestInit) =>
-        fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-api-key': server.keys.viewer } }),
+        fetch(input, {
+          ...init,
+          headers: { ...(init?.headers as Record<string, string>), 'x-api-key': server.keys.viewer },
+        }),
     });
     const failed = results
-      .filter((result) => result.status !== 'ok' && (result.name.startsWith('MUST') || result.name.startsWith('SHOULD')))
+      .filter(
+        (result) => result.status !== 'ok' && (result.name.startsWith('MUST') || result.name.startsWith('SHOULD')),
+      )
       .map((result) => `${result.name}: ${'reason' in result ? result.reason : ''}`);
     expect(failed).toEqual([]);
     expect(results.length).toBeGreaterThan(20);
@@ -34,7 +39,13 @@ describe('operation limits', () => {
   const askWith = (env: Record<string, string>) => {
     const app = createApp({ schema, config: loadConfig(env) });
     return async (query: string): Promise<GraphQLResponse> =>
-      (await app.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': server.keys.viewer }, body: JSON.stringify({ query }) })).json();
+      (
+        await app.request('/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': server.keys.viewer },
+          body: JSON.stringify({ query }),
+        })
+      ).json();
   };
 
   const sixtyOneAliases = Array.from({ length: 61 }, (_, i) => `a${i}: me { rowId }`).join(' ');
@@ -51,7 +62,9 @@ describe('operation limits', () => {
   it('refuses, before any SQL, an operation whose page sizes multiply past the row limit, naming the figure, the limit and the largest part', async () => {
     const query = `query Big($boards: Int, $streams: Int, $slides: Int) { ...Boards }
       fragment Boards on Query { ${boardsStreamsSlides('first: $boards', 'first: $streams', 'last: $slides')} }`;
-    const { result, statements } = await server.countStatements(() => server.graphql(query, { boards: 100, streams: 100, slides: 10 }));
+    const { result, statements } = await server.countStatements(() =>
+      server.graphql(query, { boards: 100, streams: 100, slides: 10 }),
+    );
     expect(result.status).toBe(400);
     expect(result.data).toBeUndefined();
     // 100 + 100 x 100 + 100 x 100 x 10.
@@ -62,7 +75,9 @@ describe('operation limits', () => {
       limit: 50_000,
       path: 'whiteboards.edges.node.dataStreams.edges.node.slides',
     });
-    expect(result.errors![0].message).toMatch(/up to 110100 rows; the limit is 50000\..* 100000 of them come from whiteboards\.edges\.node\.dataStreams\.edges\.node\.slides/);
+    expect(result.errors![0].message).toMatch(
+      /up to 110100 rows; the limit is 50000\..* 100000 of them come from whiteboards\.edges\.node\.dataStreams\.edges\.node\.slides/,
+    );
     notASyntaxError(result);
     expect(statements).toEqual([]);
 
@@ -74,14 +89,20 @@ describe('operation limits', () => {
 
   it("counts a page size given as a variable, and the variable's default when the request leaves it out", async () => {
     const query = `query ($boards: Int!, $streams: Int = 100) { ${boardsStreamsSlides('first: $boards', 'first: $streams', 'first: 10')} }`;
-    expect(refusal(await server.graphql(query, { boards: 50 }))).toMatchObject({ measure: 'rows', found: 50 + 5_000 + 50_000 });
+    expect(refusal(await server.graphql(query, { boards: 50 }))).toMatchObject({
+      measure: 'rows',
+      found: 50 + 5_000 + 50_000,
+    });
     expect((await server.graphql(query, { boards: 50, streams: 20 })).errors).toBeUndefined();
   });
 
   it('counts a connection without first or last at the default page size of 20', async () => {
     const ask = askWith({ MAX_NODES: '8419' });
     // 20 + 400 + 8,000 = 8,420.
-    expect(refusal(await ask(`{ ${boardsStreamsSlides('', '', '')} }`.replace(/\(\)/g, '')))).toMatchObject({ found: 8_420, limit: 8_419 });
+    expect(refusal(await ask(`{ ${boardsStreamsSlides('', '', '')} }`.replace(/\(\)/g, '')))).toMatchObject({
+      found: 8_420,
+      limit: 8_419,
+    });
     expect((await ask(`{ ${boardsStreamsSlides('first: 19', '', '')} }`.replace(/\(\)/g, ''))).errors).toBeUndefined();
   });
 
@@ -97,7 +118,9 @@ describe('operation limits', () => {
       limit: 15,
       path: 'whiteboards.edges.node.author.memberships.edges.node.organization.whiteboards.edges.node.dataStreams.edges.node.whiteboard.name',
     });
-    expect(result.errors![0].message).toMatch(/^Operation nests 16 fields deep, at whiteboards\.edges\..*whiteboard\.name; the limit is 15/);
+    expect(result.errors![0].message).toMatch(
+      /^Operation nests 16 fields deep, at whiteboards\.edges\..*whiteboard\.name; the limit is 15/,
+    );
     notASyntaxError(result);
     expect(statements).toEqual([]);
   });
@@ -114,20 +137,39 @@ describe('operation limits', () => {
   });
 
   it('answers one full introspection and counts its objects as rows', async () => {
-    const response = await server.graphql(getIntrospectionQuery({ inputValueDeprecation: true, specifiedByUrl: true, directiveIsRepeatable: true, oneOf: true }));
+    const response = await server.graphql(
+      getIntrospectionQuery({
+        inputValueDeprecation: true,
+        specifiedByUrl: true,
+        directiveIsRepeatable: true,
+        oneOf: true,
+      }),
+    );
     expect(response.errors).toBeUndefined();
     expect(response.data!.__schema.types.length).toBeGreaterThan(100);
 
     // Types, fields, arguments and every type reference: several thousand objects.
-    expect(refusal(await askWith({ MAX_NODES: '1000' })(getIntrospectionQuery()))).toMatchObject({ measure: 'rows', limit: 1000, path: '__schema' });
+    expect(refusal(await askWith({ MAX_NODES: '1000' })(getIntrospectionQuery()))).toMatchObject({
+      measure: 'rows',
+      limit: 1000,
+      path: '__schema',
+    });
   });
 
   it('refuses a second __schema or __type in one operation', async () => {
     const fifty = Array.from({ length: 50 }, (_, i) => `s${i}: __schema { types { name } }`).join(' ');
     const response = await server.graphql(`{ ${fifty} }`);
     expect(response.status).toBe(400);
-    expect(refusal(response)).toEqual({ code: 'OPERATION_TOO_COMPLEX', measure: '__schema', found: 50, limit: 1, path: 's1' });
-    expect(response.errors![0].message).toMatch(/^Operation selects __schema 50 times \(s0, s1, .*\); the limit is 1 per operation\.$/);
+    expect(refusal(response)).toEqual({
+      code: 'OPERATION_TOO_COMPLEX',
+      measure: '__schema',
+      found: 50,
+      limit: 1,
+      path: 's1',
+    });
+    expect(response.errors![0].message).toMatch(
+      /^Operation selects __schema 50 times \(s0, s1, .*\); the limit is 1 per operation\.$/,
+    );
 
     const types = await server.graphql(`{ a: __type(name: "Query") { name } b: __type(name: "Mutation") { name } }`);
     expect(refusal(types)).toMatchObject({ measure: '__type', found: 2, path: 'b' });
@@ -135,10 +177,20 @@ describe('operation limits', () => {
 
   it('refuses one __schema whose answer repeats the schema under aliases', async () => {
     // graphql-js refuses lists of types nested three deep; aliases side by side are left to the count (about 3,000 objects each).
-    const lists = Array.from({ length: 20 }, (_, i) => `t${i}: types { name fields { name type { name } args { name type { name } } } }`).join(' ');
+    const lists = Array.from(
+      { length: 20 },
+      (_, i) => `t${i}: types { name fields { name type { name } args { name type { name } } } }`,
+    ).join(' ');
     const response = await server.graphql(`{ __schema { ${lists} } }`);
-    expect(refusal(response)).toEqual({ code: 'OPERATION_TOO_COMPLEX', measure: 'rows', limit: 50_000, path: '__schema' });
-    expect(response.errors![0].message).toMatch(/^Operation could return more than 50000 rows; .* most of them come from __schema\./);
+    expect(refusal(response)).toEqual({
+      code: 'OPERATION_TOO_COMPLEX',
+      measure: 'rows',
+      limit: 50_000,
+      path: '__schema',
+    });
+    expect(response.errors![0].message).toMatch(
+      /^Operation could return more than 50000 rows; .* most of them come from __schema\./,
+    );
   });
 
   it('answers a refusal as GraphQL over HTTP answers a validation failure: 400 to graphql-response+json, 200 to application/json', async () => {

@@ -17,11 +17,26 @@ beforeAll(async () => {
   executor = await startInstance({ READ_PLANS: 'false' });
   const prisma = server.database.prisma;
   const author = await prisma.user.findUniqueOrThrow({ where: { email: demo.users.owner.email } });
-  const organization = await prisma.organization.create({ data: { name: 'Loader Ltd', members: { create: { userId: author.id, role: 'OWNER' } } } });
-  boards = await prisma.whiteboard.createManyAndReturn({ data: Array.from({ length: 20 }, (_, i) => ({ name: `Board ${i}`, authorId: author.id, organizationId: organization.id })) });
-  streams = await prisma.dataStream.createManyAndReturn({ data: boards.map((board, i) => ({ name: `Stream ${i}`, whiteboardId: board.id, authorId: author.id })) });
-  slides = await prisma.slide.createManyAndReturn({ data: streams.map((stream, i) => ({ name: `Slide ${i}`, order: 1, dataStreamId: stream.id, authorId: author.id })) });
-  const slide = await prisma.slide.findFirstOrThrow({ where: { dataStream: { whiteboard: { organization: { name: demo.organizations.globex.name } } } }, include: { dataStream: true } });
+  const organization = await prisma.organization.create({
+    data: { name: 'Loader Ltd', members: { create: { userId: author.id, role: 'OWNER' } } },
+  });
+  boards = await prisma.whiteboard.createManyAndReturn({
+    data: Array.from({ length: 20 }, (_, i) => ({
+      name: `Board ${i}`,
+      authorId: author.id,
+      organizationId: organization.id,
+    })),
+  });
+  streams = await prisma.dataStream.createManyAndReturn({
+    data: boards.map((board, i) => ({ name: `Stream ${i}`, whiteboardId: board.id, authorId: author.id })),
+  });
+  slides = await prisma.slide.createManyAndReturn({
+    data: streams.map((stream, i) => ({ name: `Slide ${i}`, order: 1, dataStreamId: stream.id, authorId: author.id })),
+  });
+  const slide = await prisma.slide.findFirstOrThrow({
+    where: { dataStream: { whiteboard: { organization: { name: demo.organizations.globex.name } } } },
+    include: { dataStream: true },
+  });
   foreign = { board: slide.dataStream.whiteboardId, stream: slide.dataStreamId, slide: slide.id };
 });
 afterAll(async () => {
@@ -34,7 +49,9 @@ const globalId = (type: string, rowId: number) => Buffer.from(`${type}:${rowId}`
 /** The statements `query` costs on the gateway at `url`, the demo owner's key already looked up. */
 async function statementsOf(url: string, query: string, variables: Record<string, unknown> = {}) {
   await postGraphQL(url, '{ __typename }', {}, server.keys.owner);
-  const { result, statements } = await server.countStatements(() => postGraphQL(url, query, variables, server.keys.owner));
+  const { result, statements } = await server.countStatements(() =>
+    postGraphQL(url, query, variables, server.keys.owner),
+  );
   expect(result.errors).toBeUndefined();
   return { data: result.data!, statements: ofTheRequest(statements) };
 }
@@ -49,7 +66,13 @@ const aliasedLookups = (extra = '') => `{
 }`;
 
 function expectBoards(data: Record<string, any>) {
-  for (const [i, board] of boards.entries()) expect(data[`b${i}`]).toEqual({ rowId: board.id, name: board.name, author: { email: demo.users.owner.email }, dataStreams: { edges: [{ node: { name: streams[i].name } }] } });
+  for (const [i, board] of boards.entries())
+    expect(data[`b${i}`]).toEqual({
+      rowId: board.id,
+      name: board.name,
+      author: { email: demo.users.owner.email },
+      dataStreams: { edges: [{ node: { name: streams[i].name } }] },
+    });
   expect(data.foreign).toBeNull();
 }
 
@@ -92,9 +115,22 @@ it('answers nodes over 50 ids of three types with one statement per type, and nu
   for (const url of [server.url, executor.url]) {
     const { data, statements } = await statementsOf(url, nodesQuery, { ids });
     expect(data.nodes).toEqual([
-      ...boards.map((board) => ({ __typename: 'Whiteboard', name: board.name, author: { email: demo.users.owner.email } })),
-      ...streams.map((stream, i) => ({ __typename: 'DataStream', name: stream.name, whiteboard: { name: boards[i].name } })),
-      ...slides.slice(0, 10).map((slide, i) => ({ __typename: 'Slide', name: slide.name, order: 1, dataStream: { name: streams[i].name } })),
+      ...boards.map((board) => ({
+        __typename: 'Whiteboard',
+        name: board.name,
+        author: { email: demo.users.owner.email },
+      })),
+      ...streams.map((stream, i) => ({
+        __typename: 'DataStream',
+        name: stream.name,
+        whiteboard: { name: boards[i].name },
+      })),
+      ...slides.slice(0, 10).map((slide, i) => ({
+        __typename: 'Slide',
+        name: slide.name,
+        order: 1,
+        dataStream: { name: streams[i].name },
+      })),
       null,
       null,
       null,

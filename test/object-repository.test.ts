@@ -23,21 +23,38 @@ const users = `{ objectRepositoryUserChoices { value label } }`;
 
 describe('object repository', () => {
   it("publishes an object to its board's organization, newest first in the list", async () => {
-    const created = await server.graphql(create, { input: { objectId: ids.api01, name: ' API server ', description: '16 cores' } }, server.keys.member);
+    const created = await server.graphql(
+      create,
+      { input: { objectId: ids.api01, name: ' API server ', description: '16 cores' } },
+      server.keys.member,
+    );
     expect(created.errors).toBeUndefined();
     const entry = created.data!.createObjectRepositoryEntry.objectRepositoryEntry;
-    expect(entry).toMatchObject({ organizationId: ids.acme, objectId: ids.api01, authorId: ids.member, name: 'API server', description: '16 cores', object: { name: 'api-01' } });
+    expect(entry).toMatchObject({
+      organizationId: ids.acme,
+      objectId: ids.api01,
+      authorId: ids.member,
+      name: 'API server',
+      description: '16 cores',
+      object: { name: 'api-01' },
+    });
     const list = await server.graphql(newest, {}, server.keys.viewer);
     expect(list.data!.objectRepositoryEntries.edges[0].node).toEqual({ rowId: entry.rowId, name: 'API server' });
-    const log = await server.database.prisma.userActionLog.findFirst({ where: { entityType: 'ObjectRepositoryEntry', entityId: entry.rowId } });
+    const log = await server.database.prisma.userActionLog.findFirst({
+      where: { entityType: 'ObjectRepositoryEntry', entityId: entry.rowId },
+    });
     expect(log).toMatchObject({ method: 'CREATE', userId: ids.member, organizationId: ids.acme });
   });
 
   it('refuses an empty name and an object of another organization or none, changing nothing', async () => {
-    const empty = await expectNothingChanged(server, () => server.graphql(create, { input: { objectId: ids.api01, name: '' } }));
+    const empty = await expectNothingChanged(server, () =>
+      server.graphql(create, { input: { objectId: ids.api01, name: '' } }),
+    );
     expect(failure(empty)).toEqual({ code: 'BAD_USER_INPUT', field: 'input.name' });
     for (const objectId of [ids.rotterdam, 999_999]) {
-      const response = await expectNothingChanged(server, () => server.graphql(create, { input: { objectId, name: 'x' } }));
+      const response = await expectNothingChanged(server, () =>
+        server.graphql(create, { input: { objectId, name: 'x' } }),
+      );
       expect(failure(response)).toEqual({ code: 'BAD_USER_INPUT', field: 'input.objectId' });
     }
   });
@@ -45,22 +62,32 @@ describe('object repository', () => {
   it('is refused to a read-only key and to the viewer role, changing nothing', async () => {
     const viewer = await keyFor(server, demo.users.viewer.email, 'READ_WRITE');
     for (const key of [server.keys.viewer, viewer]) {
-      const response = await expectNothingChanged(server, () => server.graphql(create, { input: { objectId: ids.api01, name: 'x' } }, key));
+      const response = await expectNothingChanged(server, () =>
+        server.graphql(create, { input: { objectId: ids.api01, name: 'x' } }, key),
+      );
       expect(failure(response).code).toBe('FORBIDDEN');
     }
   });
 
   it("offers the authors of the entries of the caller's organizations as choices", async () => {
-    const acme = (await server.graphql(users, {}, server.keys.viewer)).data!.objectRepositoryUserChoices.map((choice: any) => choice.label);
+    const acme = (await server.graphql(users, {}, server.keys.viewer)).data!.objectRepositoryUserChoices.map(
+      (choice: any) => choice.label,
+    );
     expect(acme).toEqual(expect.arrayContaining(['Olivia Owner', 'Adam Admin']));
     expect(acme).not.toContain('Gustav Owner');
-    const both = (await server.graphql(users, {}, server.keys.member)).data!.objectRepositoryUserChoices.map((choice: any) => choice.label);
+    const both = (await server.graphql(users, {}, server.keys.member)).data!.objectRepositoryUserChoices.map(
+      (choice: any) => choice.label,
+    );
     expect(both).toContain('Gustav Owner');
   });
 
   it('looks an entry up by row id, and answers null for one of another organization', async () => {
-    const foreign = await server.database.prisma.objectRepositoryEntry.findFirstOrThrow({ where: { name: 'Refrigerated truck' } });
-    const response = await server.graphql(`query($rowId: Int!) { objectRepositoryEntry(rowId: $rowId) { name } }`, { rowId: foreign.id });
+    const foreign = await server.database.prisma.objectRepositoryEntry.findFirstOrThrow({
+      where: { name: 'Refrigerated truck' },
+    });
+    const response = await server.graphql(`query($rowId: Int!) { objectRepositoryEntry(rowId: $rowId) { name } }`, {
+      rowId: foreign.id,
+    });
     expect(response.data!.objectRepositoryEntry).toBeNull();
   });
 });

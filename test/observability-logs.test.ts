@@ -7,7 +7,8 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 // The logger's own destination, read in process: every line pino writes, as written.
 const written: string[] = [];
 const lines = () => written.map((line) => JSON.parse(line) as Record<string, any>);
-const requestLine = (requestId: string) => lines().find((line) => line.msg === 'request' && line.requestId === requestId);
+const requestLine = (requestId: string) =>
+  lines().find((line) => line.msg === 'request' && line.requestId === requestId);
 
 let server: TestServer;
 beforeAll(async () => {
@@ -31,13 +32,27 @@ async function postGraphQL(body: unknown, headers: Record<string, string> = {}) 
 }
 
 it('writes one JSON line per /graphql request, with the caller, the operation and its statements, and echoes the request id', async () => {
-  const response = await postGraphQL({ query: 'query OneBoard { whiteboards(first: 1) { edges { node { name } } } }' }, { 'x-request-id': 'client-chosen-1' });
+  const response = await postGraphQL(
+    { query: 'query OneBoard { whiteboards(first: 1) { edges { node { name } } } }' },
+    { 'x-request-id': 'client-chosen-1' },
+  );
   expect(response.status).toBe(200);
   expect(response.headers.get('x-request-id')).toBe('client-chosen-1');
   await response.text();
   const line = await lineOf('client-chosen-1');
-  const prefix = (await server.database.prisma.apiKey.findFirstOrThrow({ where: { secretHash: hashSecret(server.keys.owner) } })).prefix;
-  expect(line).toMatchObject({ level: 30, method: 'POST', path: '/graphql', route: '/graphql', operation: 'OneBoard', operationType: 'query', status: 200, keyPrefix: prefix });
+  const prefix = (
+    await server.database.prisma.apiKey.findFirstOrThrow({ where: { secretHash: hashSecret(server.keys.owner) } })
+  ).prefix;
+  expect(line).toMatchObject({
+    level: 30,
+    method: 'POST',
+    path: '/graphql',
+    route: '/graphql',
+    operation: 'OneBoard',
+    operationType: 'query',
+    status: 200,
+    keyPrefix: prefix,
+  });
   expect(line.organizationIds.length).toBeGreaterThan(0);
   expect(line.statements).toBeGreaterThanOrEqual(1);
   expect(line.ms).toBeGreaterThan(0);
@@ -58,15 +73,30 @@ it("logs a REST call once, under its route and the route's operation", async () 
   const response = await rest(server, 'GET', '/api/whiteboard/v1/?limit=2', { headers: { 'x-request-id': 'rest-1' } });
   expect(response.status).toBe(200);
   const line = await lineOf('rest-1');
-  expect(line).toMatchObject({ method: 'GET', path: '/api/whiteboard/v1/', route: '/api/whiteboard/v1/', operationType: 'query', status: 200 });
+  expect(line).toMatchObject({
+    method: 'GET',
+    path: '/api/whiteboard/v1/',
+    route: '/api/whiteboard/v1/',
+    operationType: 'query',
+    status: 200,
+  });
   expect(line.operation).toMatch(/\w+/);
   expect(lines().filter((entry) => entry.requestId === 'rest-1')).toHaveLength(1);
 });
 
 it('never writes a key or a secret-named body field', async () => {
   const secrets = { password: 'pw-6f1d2c', token: 'tok-93ab71', secret: 'sec-0c77e2', apiKey: 'ak-5e18aa' };
-  await (await postGraphQL({ query: 'query Probe($password: String) { me { rowId } }', variables: secrets }, { 'x-request-id': 'secrets-1' })).text();
-  await rest(server, 'POST', '/api/users/invite/v1/register/', { key: null, json: { ...secrets, token: secrets.token, email: 'new@example.com', first_name: 'N', last_name: 'N' }, headers: { 'x-request-id': 'secrets-2' } });
+  await (
+    await postGraphQL(
+      { query: 'query Probe($password: String) { me { rowId } }', variables: secrets },
+      { 'x-request-id': 'secrets-1' },
+    )
+  ).text();
+  await rest(server, 'POST', '/api/users/invite/v1/register/', {
+    key: null,
+    json: { ...secrets, token: secrets.token, email: 'new@example.com', first_name: 'N', last_name: 'N' },
+    headers: { 'x-request-id': 'secrets-2' },
+  });
   await lineOf('secrets-1');
   await lineOf('secrets-2');
   const all = written.join('\n');
@@ -74,11 +104,13 @@ it('never writes a key or a secret-named body field', async () => {
 });
 
 it('logs an unexpected error with its request id and cause chain, and scrubs secrets from error text', async () => {
-  const { rowId } = (await server.graphql('{ whiteboards(first: 1) { edges { node { rowId } } } }')).data!.whiteboards.edges[0].node;
+  const { rowId } = (await server.graphql('{ whiteboards(first: 1) { edges { node { rowId } } } }')).data!.whiteboards
+    .edges[0].node;
   // A column the code expects is gone: the change fails inside the database, a bug as far as the caller can tell.
   await server.database.engine.query('ALTER TABLE whiteboard RENAME COLUMN name TO name_gone');
   try {
-    const mutation = 'mutation Rename($rowId: Int!) { updateWhiteboard(input: { rowId: $rowId, name: "Renamed" }) { whiteboard { name } } }';
+    const mutation =
+      'mutation Rename($rowId: Int!) { updateWhiteboard(input: { rowId: $rowId, name: "Renamed" }) { whiteboard { name } } }';
     const response = await postGraphQL({ query: mutation, variables: { rowId } }, { 'x-request-id': 'broken-1' });
     expect((await response.json()).errors[0].message).toBe('Unexpected error.');
     await lineOf('broken-1');
@@ -93,5 +125,7 @@ it('logs an unexpected error with its request id and cause chain, and scrubs sec
   } finally {
     await server.database.engine.query('ALTER TABLE whiteboard RENAME COLUMN name_gone TO name');
   }
-  expect(scrub(`create({ data: { password: "hunter2", name: "x" } }) with wbg_AbC-123 and token=abc`)).toBe('create({ data: { password: "[redacted]", name: "x" } }) with wbg_[redacted] and token="[redacted]"');
+  expect(scrub(`create({ data: { password: "hunter2", name: "x" } }) with wbg_AbC-123 and token=abc`)).toBe(
+    'create({ data: { password: "[redacted]", name: "x" } }) with wbg_[redacted] and token="[redacted]"',
+  );
 });

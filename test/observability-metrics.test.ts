@@ -40,10 +40,27 @@ it('counts requests of both doors, GraphQL phases, errors by code, statements, t
   expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
   const text = await response.text();
 
-  expect(seriesValue(text, 'http_request_duration_seconds_count{method="POST",route="/graphql",operation="OneBoard",status="200"}')).toBe(2);
-  expect(seriesValue(text, 'http_request_duration_seconds_count{method="GET",route="/api/whiteboard/v1/",operation="WhiteboardList",status="200"}')).toBe(1);
-  expect(seriesValue(text, 'http_request_duration_seconds_count{method="DELETE",route="/api/whiteboard/v1/:whiteboard_id/",operation="DeleteWhiteboard",status="404"}')).toBe(1);
-  expect(seriesValue(text, 'http_request_sql_statements_sum{route="/graphql",operation="OneBoard"}')).toBeGreaterThanOrEqual(2);
+  expect(
+    seriesValue(
+      text,
+      'http_request_duration_seconds_count{method="POST",route="/graphql",operation="OneBoard",status="200"}',
+    ),
+  ).toBe(2);
+  expect(
+    seriesValue(
+      text,
+      'http_request_duration_seconds_count{method="GET",route="/api/whiteboard/v1/",operation="WhiteboardList",status="200"}',
+    ),
+  ).toBe(1);
+  expect(
+    seriesValue(
+      text,
+      'http_request_duration_seconds_count{method="DELETE",route="/api/whiteboard/v1/:whiteboard_id/",operation="DeleteWhiteboard",status="404"}',
+    ),
+  ).toBe(1);
+  expect(
+    seriesValue(text, 'http_request_sql_statements_sum{route="/graphql",operation="OneBoard"}'),
+  ).toBeGreaterThanOrEqual(2);
   for (const phase of ['parse', 'validate', 'context', 'execute']) {
     expect(seriesValue(text, `graphql_phase_duration_seconds_count{phase="${phase}"}`), phase).toBeGreaterThan(0);
   }

@@ -51,7 +51,10 @@ const attribute = (span: ReceivedSpan, key: string) => {
 it('exports spans for the HTTP request, the GraphQL phases and each SQL statement, nested', async () => {
   const read = await server.graphql('query OneBoard { whiteboards(first: 1) { edges { node { rowId name } } } }');
   const { rowId } = read.data!.whiteboards.edges[0].node;
-  const change = await server.graphql('mutation Rename($rowId: Int!) { updateWhiteboard(input: { rowId: $rowId, name: "Traced" }) { whiteboard { name } } }', { rowId });
+  const change = await server.graphql(
+    'mutation Rename($rowId: Int!) { updateWhiteboard(input: { rowId: $rowId, name: "Traced" }) { whiteboard { name } } }',
+    { rowId },
+  );
   expect(change.errors).toBeUndefined();
   // Flushes what is batched, as a shutdown does.
   await stopTracing();
@@ -59,15 +62,19 @@ it('exports spans for the HTTP request, the GraphQL phases and each SQL statemen
   expect(paths[0]).toBe('application/json /v1/traces');
   const http = received.filter((span) => span.name === 'POST /graphql');
   expect(http).toHaveLength(2);
-  const [readSpan, changeSpan] = http.sort((a, b) => (attribute(a, 'graphql.operation.name')! < attribute(b, 'graphql.operation.name')! ? -1 : 1));
+  const [readSpan, changeSpan] = http.sort((a, b) =>
+    attribute(a, 'graphql.operation.name')! < attribute(b, 'graphql.operation.name')! ? -1 : 1,
+  );
   expect(attribute(readSpan!, 'graphql.operation.name')).toBe('OneBoard');
   expect(readSpan!.kind).toBe(2); // SERVER
   expect(attribute(readSpan!, 'http.response.status_code')).toBe('200');
 
   const inTrace = (root: ReceivedSpan) => received.filter((span) => span.traceId === root.traceId);
-  const childrenOf = (parent: ReceivedSpan, name: string) => inTrace(parent).filter((span) => span.parentSpanId === parent.spanId && span.name === name);
+  const childrenOf = (parent: ReceivedSpan, name: string) =>
+    inTrace(parent).filter((span) => span.parentSpanId === parent.spanId && span.name === name);
   for (const root of [readSpan!, changeSpan!]) {
-    for (const phase of ['graphql.parse', 'graphql.validate', 'graphql.execute']) expect(childrenOf(root, phase), phase).toHaveLength(1);
+    for (const phase of ['graphql.parse', 'graphql.validate', 'graphql.execute'])
+      expect(childrenOf(root, phase), phase).toHaveLength(1);
   }
   // The planned read: one statement of the gateway's own, under execute.
   const [readExecute] = childrenOf(readSpan!, 'graphql.execute');

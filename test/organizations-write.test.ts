@@ -13,7 +13,8 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const prisma = () => server.database.prisma;
-const userId = async (key: keyof typeof demo.users) => (await prisma().user.findUniqueOrThrow({ where: { email: demo.users[key].email } })).id;
+const userId = async (key: keyof typeof demo.users) =>
+  (await prisma().user.findUniqueOrThrow({ where: { email: demo.users[key].email } })).id;
 const create = `mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { organization { rowId name rate { code } members { edges { node { role userId } } } } } }`;
 const update = `mutation($input: UpdateOrganizationInput!) { updateOrganization(input: $input) { organization { rowId name rateId createdAt updatedAt } } }`;
 const remove = `mutation($input: DeleteOrganizationInput!) { deleteOrganization(input: $input) { deletedRowId deletedId } }`;
@@ -27,10 +28,20 @@ describe('creating organizations', () => {
     const response = await server.graphql(create, { input: { name: ' Initech ' } }, server.keys.member);
     expect(response.errors).toBeUndefined();
     const created = response.data!.createOrganization.organization;
-    expect(created).toMatchObject({ name: 'Initech', rate: { code: 'FREE' }, members: { edges: [{ node: { role: 'OWNER', userId: member } }] } });
+    expect(created).toMatchObject({
+      name: 'Initech',
+      rate: { code: 'FREE' },
+      members: { edges: [{ node: { role: 'OWNER', userId: member } }] },
+    });
     expect((await prisma().user.findUniqueOrThrow({ where: { id: member } })).activeOrganizationId).toBe(org.acme);
     const entry = await prisma().userActionLog.findFirstOrThrow({ orderBy: { id: 'desc' } });
-    expect(entry).toMatchObject({ userId: member, organizationId: created.rowId, method: 'CREATE', entityType: 'Organization', entityId: created.rowId });
+    expect(entry).toMatchObject({
+      userId: member,
+      organizationId: created.rowId,
+      method: 'CREATE',
+      entityType: 'Organization',
+      entityId: created.rowId,
+    });
     // The new membership counts at once.
     const choices = await server.graphql(`{ organizationChoices { label } }`, {}, server.keys.member);
     expect(choices.data!.organizationChoices.map((choice: { label: string }) => choice.label)).toContain('Initech');
@@ -39,12 +50,16 @@ describe('creating organizations', () => {
   it('refuses an empty name and an unknown rate, changing nothing', async () => {
     const empty = await expectNothingChanged(server, () => server.graphql(create, { input: { name: '  ' } }));
     expect(failure(empty)).toEqual({ code: 'BAD_USER_INPUT', field: 'input.name' });
-    const rate = await expectNothingChanged(server, () => server.graphql(create, { input: { name: 'Umbrella', rateId: 999 } }));
+    const rate = await expectNothingChanged(server, () =>
+      server.graphql(create, { input: { name: 'Umbrella', rateId: 999 } }),
+    );
     expect(failure(rate)).toEqual({ code: 'BAD_USER_INPUT', field: 'input.rateId' });
   });
 
   it('refuses a read-only key', async () => {
-    const response = await expectNothingChanged(server, () => server.graphql(create, { input: { name: 'Umbrella' } }, server.keys.viewer));
+    const response = await expectNothingChanged(server, () =>
+      server.graphql(create, { input: { name: 'Umbrella' } }, server.keys.viewer),
+    );
     expect(failure(response).code).toBe('FORBIDDEN');
   });
 });
@@ -53,28 +68,51 @@ describe('updating organizations', () => {
   it('lets the owner rename it and change its rate; updatedAt moves, createdAt stays', async () => {
     const before = await prisma().organization.findUniqueOrThrow({ where: { id: org.acme } });
     const enterprise = await prisma().rate.findUniqueOrThrow({ where: { code: 'ENTERPRISE' } });
-    const response = await server.graphql(update, { input: { rowId: org.acme, name: ' Acme Robotics AG ', rateId: enterprise.id } });
+    const response = await server.graphql(update, {
+      input: { rowId: org.acme, name: ' Acme Robotics AG ', rateId: enterprise.id },
+    });
     expect(response.errors).toBeUndefined();
     const row = response.data!.updateOrganization.organization;
-    expect(row).toMatchObject({ rowId: org.acme, name: 'Acme Robotics AG', rateId: enterprise.id, createdAt: before.createdAt.toISOString() });
+    expect(row).toMatchObject({
+      rowId: org.acme,
+      name: 'Acme Robotics AG',
+      rateId: enterprise.id,
+      createdAt: before.createdAt.toISOString(),
+    });
     expect(Date.parse(row.updatedAt)).toBeGreaterThan(before.updatedAt.getTime());
   });
 
   it('refuses an empty name and an unknown rate', async () => {
-    const empty = await expectNothingChanged(server, () => server.graphql(update, { input: { rowId: org.acme, name: '' } }), organizationRow(org.acme));
+    const empty = await expectNothingChanged(
+      server,
+      () => server.graphql(update, { input: { rowId: org.acme, name: '' } }),
+      organizationRow(org.acme),
+    );
     expect(failure(empty)).toEqual({ code: 'BAD_USER_INPUT', field: 'input.name' });
-    const rate = await expectNothingChanged(server, () => server.graphql(update, { input: { rowId: org.acme, rateId: 999 } }), organizationRow(org.acme));
+    const rate = await expectNothingChanged(
+      server,
+      () => server.graphql(update, { input: { rowId: org.acme, rateId: 999 } }),
+      organizationRow(org.acme),
+    );
     expect(failure(rate)).toEqual({ code: 'BAD_USER_INPUT', field: 'input.rateId' });
   });
 
   it('answers NOT_FOUND for an unknown organization and for one the caller does not belong to', async () => {
     expect(failure(await server.graphql(update, { input: { rowId: 999, name: 'X' } })).code).toBe('NOT_FOUND');
-    const foreign = await expectNothingChanged(server, () => server.graphql(update, { input: { rowId: org.globex, name: 'Mine' } }), organizationRow(org.globex));
+    const foreign = await expectNothingChanged(
+      server,
+      () => server.graphql(update, { input: { rowId: org.globex, name: 'Mine' } }),
+      organizationRow(org.globex),
+    );
     expect(failure(foreign).code).toBe('NOT_FOUND');
   });
 
   it('refuses an admin', async () => {
-    const response = await expectNothingChanged(server, () => server.graphql(update, { input: { rowId: org.acme, name: 'Coup' } }, server.keys.admin), organizationRow(org.acme));
+    const response = await expectNothingChanged(
+      server,
+      () => server.graphql(update, { input: { rowId: org.acme, name: 'Coup' } }, server.keys.admin),
+      organizationRow(org.acme),
+    );
     expect(failure(response).code).toBe('FORBIDDEN');
   });
 });
@@ -86,7 +124,7 @@ describe('organization info and rate choices', () => {
     expect(response.data!.rateChoices).toEqual(rates.map((rate) => ({ value: String(rate.id), label: rate.name })));
   });
 
-  it('counts the active organization\'s members, libraries and boards in at most two statements', async () => {
+  it("counts the active organization's members, libraries and boards in at most two statements", async () => {
     await server.graphql(info);
     const { result, statements } = await server.countStatements(() => server.graphql(info));
     expect(result.errors).toBeUndefined();
@@ -109,18 +147,24 @@ describe('organization info and rate choices', () => {
 
 describe('deleting organizations', () => {
   it('refuses a confirmation that is not the name', async () => {
-    const response = await expectNothingChanged(server, () => server.graphql(remove, { input: { rowId: org.acme, confirmName: 'acme robotics ag' } }));
+    const response = await expectNothingChanged(server, () =>
+      server.graphql(remove, { input: { rowId: org.acme, confirmName: 'acme robotics ag' } }),
+    );
     expect(failure(response)).toEqual({ code: 'BAD_USER_INPUT', field: 'input.confirmName' });
   });
 
   it('answers NOT_FOUND for an unknown organization and for one the caller does not belong to', async () => {
     expect(failure(await server.graphql(remove, { input: { rowId: 999, confirmName: 'X' } })).code).toBe('NOT_FOUND');
-    const foreign = await expectNothingChanged(server, () => server.graphql(remove, { input: { rowId: org.globex, confirmName: demo.organizations.globex.name } }));
+    const foreign = await expectNothingChanged(server, () =>
+      server.graphql(remove, { input: { rowId: org.globex, confirmName: demo.organizations.globex.name } }),
+    );
     expect(failure(foreign).code).toBe('NOT_FOUND');
   });
 
   it('refuses an admin', async () => {
-    const response = await expectNothingChanged(server, () => server.graphql(remove, { input: { rowId: org.acme, confirmName: 'Acme Robotics AG' } }, server.keys.admin));
+    const response = await expectNothingChanged(server, () =>
+      server.graphql(remove, { input: { rowId: org.acme, confirmName: 'Acme Robotics AG' } }, server.keys.admin),
+    );
     expect(failure(response).code).toBe('FORBIDDEN');
   });
 
@@ -136,11 +180,22 @@ describe('deleting organizations', () => {
     expect(await prisma().library.count({ where: { organizationId: org.acme } })).toBe(0);
     expect(await prisma().userOrganization.count({ where: { organizationId: org.acme } })).toBe(0);
     // Mia also belongs to Globex and Initech; Olivia belonged to Acme only.
-    expect((await prisma().user.findUniqueOrThrow({ where: { id: await userId('member') } })).activeOrganizationId).not.toBe(org.acme);
-    expect((await prisma().user.findUniqueOrThrow({ where: { id: await userId('member') } })).activeOrganizationId).not.toBeNull();
-    expect((await prisma().user.findUniqueOrThrow({ where: { id: await userId('owner') } })).activeOrganizationId).toBeNull();
+    expect(
+      (await prisma().user.findUniqueOrThrow({ where: { id: await userId('member') } })).activeOrganizationId,
+    ).not.toBe(org.acme);
+    expect(
+      (await prisma().user.findUniqueOrThrow({ where: { id: await userId('member') } })).activeOrganizationId,
+    ).not.toBeNull();
+    expect(
+      (await prisma().user.findUniqueOrThrow({ where: { id: await userId('owner') } })).activeOrganizationId,
+    ).toBeNull();
     const entry = await prisma().userActionLog.findFirstOrThrow({ orderBy: { id: 'desc' } });
-    expect(entry).toMatchObject({ organizationId: null, method: 'DELETE', entityType: 'Organization', entityId: org.acme });
+    expect(entry).toMatchObject({
+      organizationId: null,
+      method: 'DELETE',
+      entityType: 'Organization',
+      entityId: org.acme,
+    });
     expect((await server.graphql(info)).data!.organizationInfo).toBeNull();
   });
 });

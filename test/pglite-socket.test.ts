@@ -30,12 +30,14 @@ async function client(): Promise<pg.Client> {
   return connection;
 }
 
-const notes = async () => (await engine.query<{ text: string }>('SELECT text FROM note ORDER BY text')).map((row) => row.text);
+const notes = async () =>
+  (await engine.query<{ text: string }>('SELECT text FROM note ORDER BY text')).map((row) => row.text);
 
 /** Sends raw protocol messages after the startup, then drops the connection without a word. */
 async function sendAndVanish(messages: Uint8Array[]): Promise<void> {
   const socket = connect(socketPath(dataDir));
-  const answered = (bytes: Uint8Array) => new Promise<void>((resolve) => socket.once('data', () => resolve()).write(bytes));
+  const answered = (bytes: Uint8Array) =>
+    new Promise<void>((resolve) => socket.once('data', () => resolve()).write(bytes));
   await answered(message.startup({ user: 'postgres', database: 'postgres' }));
   for (const bytes of messages) await answered(bytes);
   await new Promise((resolve) => socket.once('close', resolve).destroy());
@@ -60,7 +62,12 @@ describe('the embedded database shared on its socket', () => {
     const other = await client();
     const connection = await engine.adapter.connect();
     const transaction = await connection.startTransaction();
-    const insert = (text: string) => transaction.executeRaw({ sql: 'INSERT INTO note VALUES ($1)', args: [text], argTypes: [{ scalarType: 'string', arity: 'scalar' }] });
+    const insert = (text: string) =>
+      transaction.executeRaw({
+        sql: 'INSERT INTO note VALUES ($1)',
+        args: [text],
+        argTypes: [{ scalarType: 'string', arity: 'scalar' }],
+      });
     await insert('first');
     const clientRead = other.query('SELECT count(*)::int AS n FROM note');
     await sleep(200);
@@ -72,9 +79,22 @@ describe('the embedded database shared on its socket', () => {
 
   it('keeps nothing of a client that vanishes in a transaction, in a batch without Sync, or after an error', async () => {
     await sendAndVanish([message.query('BEGIN'), message.query("INSERT INTO note VALUES ('open transaction')")]);
-    await sendAndVanish([message.parse({ text: "INSERT INTO note VALUES ('unsynced batch')" }), message.bind(), message.execute()]);
-    await sendAndVanish([message.query('BEGIN'), message.query("INSERT INTO note VALUES ('failed')"), message.parse({ text: 'SELECT nothing' })]);
-    await sendAndVanish([message.parse({ text: "INSERT INTO note VALUES ('synced batch')" }), message.bind(), message.execute(), message.sync()]);
+    await sendAndVanish([
+      message.parse({ text: "INSERT INTO note VALUES ('unsynced batch')" }),
+      message.bind(),
+      message.execute(),
+    ]);
+    await sendAndVanish([
+      message.query('BEGIN'),
+      message.query("INSERT INTO note VALUES ('failed')"),
+      message.parse({ text: 'SELECT nothing' }),
+    ]);
+    await sendAndVanish([
+      message.parse({ text: "INSERT INTO note VALUES ('synced batch')" }),
+      message.bind(),
+      message.execute(),
+      message.sync(),
+    ]);
     expect(await notes()).toEqual(['synced batch']);
   });
 

@@ -19,10 +19,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const reported = () => sleep(3 * REPORT_MS);
 
 /** A GraphQL request to an instance, with the answer's status, rate-limit headers and body. */
-async function graphql(url: string, key: string | null, query = '{ me { rowId } }', variables?: Record<string, unknown>) {
+async function graphql(
+  url: string,
+  key: string | null,
+  query = '{ me { rowId } }',
+  variables?: Record<string, unknown>,
+) {
   const response = await fetch(`${url}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...(key ? { 'x-api-key': key } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/graphql-response+json',
+      ...(key ? { 'x-api-key': key } : {}),
+    },
     body: JSON.stringify({ query, variables }),
   });
   return { status: response.status, headers: response.headers, body: await response.json() };
@@ -69,7 +78,9 @@ describe('rate limits in the database, two instances', () => {
     expect(Number(refused.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(9);
     expect(refused.body.data).toBeUndefined();
     expect(refused.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', cost: 1, retryAfter: 2 });
-    expect(refused.body.errors[0].message).toBe('Rate limit exceeded: this request costs 1 point and the bucket holds 0 of 5; retry in 2 s');
+    expect(refused.body.errors[0].message).toBe(
+      'Rate limit exceeded: this request costs 1 point and the bucket holds 0 of 5; retry in 2 s',
+    );
 
     expect((await graphql(a.url, a.keys.admin)).status).toBe(200);
     await sleep(1_000 * Number(refused.headers.get('retry-after')));
@@ -82,7 +93,9 @@ describe('rate limits in the database, two instances', () => {
     const first = await graphql(a.url, a.keys.member, query, { streams: 2 });
     expect(first.status).toBe(200);
     expect(remaining(first)).toBe(2);
-    const { result: second, statements } = await a.countStatements(() => graphql(a.url, a.keys.member, query, { streams: 2 }));
+    const { result: second, statements } = await a.countStatements(() =>
+      graphql(a.url, a.keys.member, query, { streams: 2 }),
+    );
     expect(second.status).toBe(429);
     expect(second.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', cost: 3, retryAfter: 2 });
     expect(statements).toEqual([]);

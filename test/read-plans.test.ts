@@ -24,7 +24,11 @@ async function executed(query: string, variables: Record<string, unknown>, key: 
 }
 
 /** Sends the operation both ways and expects the same answer; returns the statements of the planned one. */
-async function sameBothWays(query: string, variables: Record<string, unknown> = {}, key = server.keys.owner): Promise<string[]> {
+async function sameBothWays(
+  query: string,
+  variables: Record<string, unknown> = {},
+  key = server.keys.owner,
+): Promise<string[]> {
   await server.graphql('{ __typename }', {}, key);
   const { result, statements } = await server.countStatements(() => server.graphql(query, variables, key));
   expect(result.errors).toBeUndefined();
@@ -32,33 +36,46 @@ async function sameBothWays(query: string, variables: Record<string, unknown> = 
   return ofTheRequest(statements);
 }
 
-const rootLists = Object.values(schema.getQueryType()!.getFields()).filter((field) => (field.extensions.readPlan as { root?: string })?.root === 'list');
+const rootLists = Object.values(schema.getQueryType()!.getFields()).filter(
+  (field) => (field.extensions.readPlan as { root?: string })?.root === 'list',
+);
 
 /** Every column of a node type, its global id and its type name. */
 function columnsOf(type: GraphQLObjectType): string {
-  const scalars = Object.values(type.getFields()).filter((field) => !field.args.length && (isScalarType(getNamedType(field.type)) || isEnumType(getNamedType(field.type))));
+  const scalars = Object.values(type.getFields()).filter(
+    (field) => !field.args.length && (isScalarType(getNamedType(field.type)) || isEnumType(getNamedType(field.type))),
+  );
   return `__typename ${scalars.map((field) => field.name).join(' ')}`;
 }
 
-const fieldType = (type: GraphQLObjectType, name: string) => getNamedType(type.getFields()[name].type) as GraphQLObjectType;
+const fieldType = (type: GraphQLObjectType, name: string) =>
+  getNamedType(type.getFields()[name].type) as GraphQLObjectType;
 const nodeOf = (connection: GraphQLObjectType) => fieldType(fieldType(connection, 'edges'), 'node');
 
 describe('read plans answer as the executor does', () => {
-  it.each(rootLists.map((field) => [field.name, field] as const))('%s: every column, in one statement', async (_name, field) => {
-    const node = nodeOf(getNamedType(field.type) as GraphQLObjectType);
-    const query = `{ ${field.name}(first: 100) { __typename totalCount edges { __typename cursor node { ${columnsOf(node)} } } } }`;
-    expect(await sameBothWays(query)).toHaveLength(1);
-  });
+  it.each(rootLists.map((field) => [field.name, field] as const))(
+    '%s: every column, in one statement',
+    async (_name, field) => {
+      const node = nodeOf(getNamedType(field.type) as GraphQLObjectType);
+      const query = `{ ${field.name}(first: 100) { __typename totalCount edges { __typename cursor node { ${columnsOf(node)} } } } }`;
+      expect(await sameBothWays(query)).toHaveLength(1);
+    },
+  );
 
-  it.each(rootLists.map((field) => [field.name, field] as const))('%s: each relation one level down', async (_name, field) => {
-    const node = nodeOf(getNamedType(field.type) as GraphQLObjectType);
-    const relations = Object.values(node.getFields()).filter((inner) => isObjectType(getNamedType(inner.type)));
-    for (const relation of relations) {
-      const type = getNamedType(relation.type) as GraphQLObjectType;
-      const inner = type.getFields().edges ? `{ totalCount edges { cursor node { ${columnsOf(nodeOf(type))} } } }` : `{ ${columnsOf(type)} }`;
-      await sameBothWays(`{ ${field.name}(first: 5) { edges { node { rowId ${relation.name} ${inner} } } } }`);
-    }
-  });
+  it.each(rootLists.map((field) => [field.name, field] as const))(
+    '%s: each relation one level down',
+    async (_name, field) => {
+      const node = nodeOf(getNamedType(field.type) as GraphQLObjectType);
+      const relations = Object.values(node.getFields()).filter((inner) => isObjectType(getNamedType(inner.type)));
+      for (const relation of relations) {
+        const type = getNamedType(relation.type) as GraphQLObjectType;
+        const inner = type.getFields().edges
+          ? `{ totalCount edges { cursor node { ${columnsOf(nodeOf(type))} } } }`
+          : `{ ${columnsOf(type)} }`;
+        await sameBothWays(`{ ${field.name}(first: 5) { edges { node { rowId ${relation.name} ${inner} } } } }`);
+      }
+    },
+  );
 
   it('the nested board read, with filter, order, offset, fragments, aliases and directives, for every demo key', async () => {
     const query = /* GraphQL */ `
@@ -98,7 +115,9 @@ describe('read plans answer as the executor does', () => {
   });
 
   it('leaves to the executor what it cannot plan, and the errors of bad arguments', async () => {
-    const viaResolver = await sameBothWays('{ me { rowId memberships { totalCount } } whiteboards(first: 1) { totalCount } }');
+    const viaResolver = await sameBothWays(
+      '{ me { rowId memberships { totalCount } } whiteboards(first: 1) { totalCount } }',
+    );
     expect(viaResolver.length).toBeGreaterThan(1);
     await sameBothWays('{ __schema { queryType { name } } whiteboard(rowId: 1) { __typename } }');
     const tooMany = await server.graphql('{ whiteboards(first: 1000) { totalCount } }');

@@ -18,7 +18,10 @@ afterAll(() => server?.close());
 
 /** A board of the other demo organization, which the owner's key must not see. */
 async function otherOrganizationsBoard(): Promise<number> {
-  const boards = await server.database.prisma.whiteboard.findMany({ where: { organization: { name: 'Globex Logistics' } }, select: { id: true } });
+  const boards = await server.database.prisma.whiteboard.findMany({
+    where: { organization: { name: 'Globex Logistics' } },
+    select: { id: true },
+  });
   return boards[0].id;
 }
 
@@ -46,17 +49,47 @@ describe('422: invalid values, reported before anything runs', () => {
     const response = await rest(server, 'GET', '/api/whiteboard/v1/abc/');
     expect([response.status, response.body]).toEqual([
       422,
-      { detail: [{ type: 'int_parsing', loc: ['path', 'whiteboard_id'], msg: 'Input should be a valid integer, unable to parse string as an integer', input: 'abc' }] },
+      {
+        detail: [
+          {
+            type: 'int_parsing',
+            loc: ['path', 'whiteboard_id'],
+            msg: 'Input should be a valid integer, unable to parse string as an integer',
+            input: 'abc',
+          },
+        ],
+      },
     ]);
   });
 
   it('reports every bad query value at once, with its bound', async () => {
-    const response = await rest(server, 'GET', '/api/whiteboard/v1/filter/?limit=101&offset=-1&in_the_archive=maybe&ordering=colour');
+    const response = await rest(
+      server,
+      'GET',
+      '/api/whiteboard/v1/filter/?limit=101&offset=-1&in_the_archive=maybe&ordering=colour',
+    );
     expect(response.status).toBe(422);
     expect(response.body.detail).toEqual([
-      { type: 'less_than_equal', loc: ['query', 'limit'], msg: 'Input should be less than or equal to 100', input: '101', ctx: { le: 100 } },
-      { type: 'greater_than_equal', loc: ['query', 'offset'], msg: 'Input should be greater than or equal to 0', input: '-1', ctx: { ge: 0 } },
-      { type: 'bool_parsing', loc: ['query', 'in_the_archive'], msg: 'Input should be a valid boolean, unable to interpret input', input: 'maybe' },
+      {
+        type: 'less_than_equal',
+        loc: ['query', 'limit'],
+        msg: 'Input should be less than or equal to 100',
+        input: '101',
+        ctx: { le: 100 },
+      },
+      {
+        type: 'greater_than_equal',
+        loc: ['query', 'offset'],
+        msg: 'Input should be greater than or equal to 0',
+        input: '-1',
+        ctx: { ge: 0 },
+      },
+      {
+        type: 'bool_parsing',
+        loc: ['query', 'in_the_archive'],
+        msg: 'Input should be a valid boolean, unable to interpret input',
+        input: 'maybe',
+      },
       expect.objectContaining({ type: 'enum', loc: ['query', 'ordering'], input: 'colour' }),
     ]);
   });
@@ -73,17 +106,35 @@ describe('422: invalid values, reported before anything runs', () => {
   });
 
   it('reports a missing body, a body that is not an object, and one that is not JSON', async () => {
-    expect((await rest(server, 'POST', '/api/whiteboard/v1/')).body).toEqual({ detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] });
-    expect((await rest(server, 'POST', '/api/whiteboard/v1/', { json: [1] })).body).toEqual({
-      detail: [{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: [1] }],
+    expect((await rest(server, 'POST', '/api/whiteboard/v1/')).body).toEqual({
+      detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }],
     });
-    const broken = await rest(server, 'POST', '/api/whiteboard/v1/', { body: '{"name":', headers: { 'content-type': 'application/json' } });
+    expect((await rest(server, 'POST', '/api/whiteboard/v1/', { json: [1] })).body).toEqual({
+      detail: [
+        {
+          type: 'model_attributes_type',
+          loc: ['body'],
+          msg: 'Input should be a valid dictionary or object to extract fields from',
+          input: [1],
+        },
+      ],
+    });
+    const broken = await rest(server, 'POST', '/api/whiteboard/v1/', {
+      body: '{"name":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(broken.status).toBe(422);
-    expect(broken.body.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body', expect.any(Number)], msg: 'JSON decode error' });
+    expect(broken.body.detail[0]).toMatchObject({
+      type: 'json_invalid',
+      loc: ['body', expect.any(Number)],
+      msg: 'JSON decode error',
+    });
   });
 
   it("lists an enum's values", async () => {
-    const response = await rest(server, 'PUT', '/api/users/control/user-organization/v1/1/', { json: { role: 'KING' } });
+    const response = await rest(server, 'PUT', '/api/users/control/user-organization/v1/1/', {
+      json: { role: 'KING' },
+    });
     expect(response.status).toBe(422);
     const [problem] = response.body.detail;
     expect(problem).toMatchObject({ type: 'enum', loc: ['body', 'role'], input: 'KING' });
@@ -94,7 +145,9 @@ describe('422: invalid values, reported before anything runs', () => {
   it("answers a resolver's BAD_USER_INPUT as 422 at the body field it names", async () => {
     const response = await rest(server, 'POST', '/api/whiteboard/v1/', { json: { name: '   ' } });
     expect(response.status).toBe(422);
-    expect(response.body.detail).toEqual([{ type: 'value_error', loc: ['body', 'name'], msg: expect.stringMatching(/^Value error, /), input: '   ' }]);
+    expect(response.body.detail).toEqual([
+      { type: 'value_error', loc: ['body', 'name'], msg: expect.stringMatching(/^Value error, /), input: '   ' },
+    ]);
   });
 });
 
@@ -104,18 +157,36 @@ describe('422: values PostgreSQL would refuse, checked before any SQL', () => {
     const body = await rest(server, 'POST', '/api/whiteboard/v1/', { json: { name: 'a\u0000b' } });
     expect([body.status, body.body]).toEqual([
       422,
-      { detail: [{ type: 'value_error', loc: ['body', 'name'], msg: 'Value error, name must not contain the NUL character (U+0000)', input: 'a\u0000b' }] },
+      {
+        detail: [
+          {
+            type: 'value_error',
+            loc: ['body', 'name'],
+            msg: 'Value error, name must not contain the NUL character (U+0000)',
+            input: 'a\u0000b',
+          },
+        ],
+      },
     ]);
     const filter = await rest(server, 'GET', '/api/whiteboard/v1/filter/?name__contains=a%00');
     expect([filter.status, filter.body.detail[0].loc]).toEqual([422, ['query', 'name__contains']]);
-    const registration = await rest(server, 'POST', '/api/users/invite/v1/register/', { key: null, json: { token: 'any', first_name: 'a\u0000' } });
+    const registration = await rest(server, 'POST', '/api/users/invite/v1/register/', {
+      key: null,
+      json: { token: 'any', first_name: 'a\u0000' },
+    });
     expect([registration.status, registration.body.detail[0].loc]).toEqual([422, ['body', 'first_name']]);
     expect(await countRows(server.database.prisma)).toEqual(before);
   });
 
   it('refuses a number JSON reads as infinite', async () => {
-    const response = await rest(server, 'POST', '/api/whiteboard/v1/object-instance/', { body: '{"object_id": 1, "x": 1e999}', headers: { 'content-type': 'application/json' } });
-    expect([response.status, response.body]).toEqual([422, { detail: [{ type: 'finite_number', loc: ['body', 'x'], msg: 'Input should be a finite number', input: null }] }]);
+    const response = await rest(server, 'POST', '/api/whiteboard/v1/object-instance/', {
+      body: '{"object_id": 1, "x": 1e999}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([response.status, response.body]).toEqual([
+      422,
+      { detail: [{ type: 'finite_number', loc: ['body', 'x'], msg: 'Input should be a finite number', input: null }] },
+    ]);
   });
 
   it('quotes at most a short prefix of an over-long value', async () => {
@@ -126,10 +197,23 @@ describe('422: values PostgreSQL would refuse, checked before any SQL', () => {
   });
 
   it('refuses a body nested deeper than 64 levels before walking it', async () => {
-    const response = await rest(server, 'POST', '/api/whiteboard/v1/', { body: `{"name":${'['.repeat(5000)}${']'.repeat(5000)}}`, headers: { 'content-type': 'application/json' } });
+    const response = await rest(server, 'POST', '/api/whiteboard/v1/', {
+      body: `{"name":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect([response.status, response.body]).toEqual([
       422,
-      { detail: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error', input: {}, ctx: { error: 'JSON nested deeper than 64 levels' } }] },
+      {
+        detail: [
+          {
+            type: 'json_invalid',
+            loc: ['body'],
+            msg: 'JSON decode error',
+            input: {},
+            ctx: { error: 'JSON nested deeper than 64 levels' },
+          },
+        ],
+      },
     ]);
   });
 
@@ -137,17 +221,31 @@ describe('422: values PostgreSQL would refuse, checked before any SQL', () => {
     const operator = await rest(server, 'GET', '/api/whiteboard/v1/filter/?name__regex=.*');
     expect(operator.status).toBe(422);
     expect(operator.body.detail).toEqual([
-      { type: 'value_error', loc: ['query', 'name__regex'], msg: "Value error, unknown filter 'name__regex'; name is filtered by 'name', 'name__contains', 'name__in', 'name__ne' or 'name__starts_with'", input: '.*' },
+      {
+        type: 'value_error',
+        loc: ['query', 'name__regex'],
+        msg: "Value error, unknown filter 'name__regex'; name is filtered by 'name', 'name__contains', 'name__in', 'name__ne' or 'name__starts_with'",
+        input: '.*',
+      },
     ]);
     const field = await rest(server, 'GET', '/api/whiteboard/v1/filter/?colour__eq=red');
-    expect([field.status, field.body.detail[0].loc, field.body.detail[0].msg]).toEqual([422, ['query', 'colour__eq'], expect.stringMatching(/^Value error, unknown filter 'colour__eq'; the filterable fields are 'author_id', 'created_at', .* or 'updated_at'$/)]);
+    expect([field.status, field.body.detail[0].loc, field.body.detail[0].msg]).toEqual([
+      422,
+      ['query', 'colour__eq'],
+      expect.stringMatching(
+        /^Value error, unknown filter 'colour__eq'; the filterable fields are 'author_id', 'created_at', .* or 'updated_at'$/,
+      ),
+    ]);
   });
 });
 
 describe('other refusals', () => {
   it('answers 404 "Not found" for an id that does not exist, and for one of another organization', async () => {
     for (const id of [999_999, await otherOrganizationsBoard()]) {
-      for (const [method, path] of [['GET', `/api/whiteboard/v1/${id}/`], ['PUT', `/api/whiteboard/v1/${id}/archive/`]]) {
+      for (const [method, path] of [
+        ['GET', `/api/whiteboard/v1/${id}/`],
+        ['PUT', `/api/whiteboard/v1/${id}/archive/`],
+      ]) {
         const response = await rest(server, method, path);
         expect([method, path, response.status, response.body]).toEqual([method, path, 404, { detail: 'Not found' }]);
       }
@@ -156,14 +254,27 @@ describe('other refusals', () => {
 
   it('answers 404 for a nested path whose parent does not hold the row, and changes nothing', async () => {
     const prisma = server.database.prisma;
-    const stream = await prisma.dataStream.findFirstOrThrow({ where: { whiteboard: { organization: { name: 'Acme Robotics' } }, connections: { some: {} } }, include: { connections: true } });
-    const otherBoard = await prisma.whiteboard.findFirstOrThrow({ where: { organizationId: (await prisma.whiteboard.findUniqueOrThrow({ where: { id: stream.whiteboardId } })).organizationId, id: { not: stream.whiteboardId } } });
+    const stream = await prisma.dataStream.findFirstOrThrow({
+      where: { whiteboard: { organization: { name: 'Acme Robotics' } }, connections: { some: {} } },
+      include: { connections: true },
+    });
+    const otherBoard = await prisma.whiteboard.findFirstOrThrow({
+      where: {
+        organizationId: (await prisma.whiteboard.findUniqueOrThrow({ where: { id: stream.whiteboardId } }))
+          .organizationId,
+        id: { not: stream.whiteboardId },
+      },
+    });
     const otherStream = await prisma.dataStream.findFirstOrThrow({ where: { whiteboardId: otherBoard.id } });
-    const { connections: [step], ...row } = stream;
+    const {
+      connections: [step],
+      ...row
+    } = stream;
     const before = await countRows(prisma);
 
     const underBoard = (board: number) => `/api/whiteboard/v1/${board}/data-stream/${stream.id}/`;
-    const underStream = (parent: number) => `/api/whiteboard/v1/data-stream/${parent}/data-stream-connection/${step.id}/`;
+    const underStream = (parent: number) =>
+      `/api/whiteboard/v1/data-stream/${parent}/data-stream-connection/${step.id}/`;
     for (const [method, path, json] of [
       ['GET', underBoard(otherBoard.id)],
       ['PUT', underBoard(otherBoard.id), { name: 'moved' }],
@@ -177,8 +288,14 @@ describe('other refusals', () => {
     expect(await prisma.dataStream.findUniqueOrThrow({ where: { id: stream.id } })).toEqual(row);
     expect(await countRows(prisma)).toEqual(before);
 
-    expect((await rest(server, 'GET', underBoard(stream.whiteboardId))).body).toMatchObject({ id: stream.id, whiteboard_id: stream.whiteboardId });
-    expect((await rest(server, 'GET', underStream(stream.id))).body).toMatchObject({ id: step.id, data_stream_id: stream.id });
+    expect((await rest(server, 'GET', underBoard(stream.whiteboardId))).body).toMatchObject({
+      id: stream.id,
+      whiteboard_id: stream.whiteboardId,
+    });
+    expect((await rest(server, 'GET', underStream(stream.id))).body).toMatchObject({
+      id: step.id,
+      data_stream_id: stream.id,
+    });
   });
 
   it("answers 404 at the archive's paths for a board that is not archived, and changes nothing", async () => {
@@ -192,11 +309,15 @@ describe('other refusals', () => {
       expect([method, response.status, response.body]).toEqual([method, 404, { detail: 'Not found' }]);
     }
     expect(await countRows(prisma)).toEqual(before);
-    expect((await rest(server, 'GET', `/api/whiteboard/archive/v1/${archived.id}/`)).body).toMatchObject({ id: archived.id });
+    expect((await rest(server, 'GET', `/api/whiteboard/archive/v1/${archived.id}/`)).body).toMatchObject({
+      id: archived.id,
+    });
   });
 
   it('answers 409 with the reason when a change would break a rule', async () => {
-    const used = await server.database.prisma.classConf.findFirstOrThrow({ where: { objects: { some: {} }, library: { organization: { name: 'Acme Robotics' } } } });
+    const used = await server.database.prisma.classConf.findFirstOrThrow({
+      where: { objects: { some: {} }, library: { organization: { name: 'Acme Robotics' } } },
+    });
     const response = await rest(server, 'DELETE', `/api/library/control/v1/class-conf/${used.id}/`);
     expect(response.status).toBe(409);
     expect(response.body).toEqual({ detail: expect.any(String) });
@@ -220,7 +341,19 @@ describe('other refusals', () => {
 describe('a route whose operation does not compile', () => {
   it('stops the start of the gateway, naming the route', () => {
     const { yoga } = createApp({ schema, config: loadConfig({}) });
-    const routes: Route[] = [{ group: 'whiteboard', name: 'Future', method: 'POST', path: '/api/whiteboard/v1/future/', kind: 'payload', operation: 'mutation Future($input: FutureInput!) { future(input: $input) { whiteboard { rowId } } }', body: 'input' }];
-    expect(() => restApi({ schema, yoga, config: loadConfig({}), routes })).toThrow(/^REST route Future \(POST \/api\/whiteboard\/v1\/future\/\)/);
+    const routes: Route[] = [
+      {
+        group: 'whiteboard',
+        name: 'Future',
+        method: 'POST',
+        path: '/api/whiteboard/v1/future/',
+        kind: 'payload',
+        operation: 'mutation Future($input: FutureInput!) { future(input: $input) { whiteboard { rowId } } }',
+        body: 'input',
+      },
+    ];
+    expect(() => restApi({ schema, yoga, config: loadConfig({}), routes })).toThrow(
+      /^REST route Future \(POST \/api\/whiteboard\/v1\/future\/\)/,
+    );
   });
 });

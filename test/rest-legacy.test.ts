@@ -15,7 +15,10 @@ const is: Record<Type, (value: unknown) => boolean> = {
   number: (value) => typeof value === 'number' && Number.isFinite(value),
   string: (value) => typeof value === 'string',
   boolean: (value) => typeof value === 'boolean',
-  'date-time': (value) => typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(value) && !Number.isNaN(Date.parse(value)),
+  'date-time': (value) =>
+    typeof value === 'string' &&
+    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(value) &&
+    !Number.isNaN(Date.parse(value)),
   'e-mail': (value) => typeof value === 'string' && /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value),
   enum: (value) => typeof value === 'string' && /^[A-Z_]+$/.test(value),
 };
@@ -48,7 +51,12 @@ const texture: Fields = {
   name_visible: 'boolean',
   class_name_font_size: 'integer',
   class_name_visible: 'boolean',
-  ...Object.fromEntries(['class_name_x', 'class_name_y', 'class_name_width', 'class_name_height', 'width', 'height'].map((name) => [name, 'number'])),
+  ...Object.fromEntries(
+    ['class_name_x', 'class_name_y', 'class_name_width', 'class_name_height', 'width', 'height'].map((name) => [
+      name,
+      'number',
+    ]),
+  ),
   light_class_name_color: 'string',
   dark_class_name_color: 'string',
   is_text_in_center_without_logo: 'boolean',
@@ -99,7 +107,14 @@ const slide: Fields = {
   camera_x2: 'number',
   camera_y2: 'number',
   enable_description: 'boolean',
-  data_stream: { id: 'integer', name: 'string', icon: 'string', color: 'string', author_id: 'integer', whiteboard_id: 'integer' },
+  data_stream: {
+    id: 'integer',
+    name: 'string',
+    icon: 'string',
+    color: 'string',
+    author_id: 'integer',
+    whiteboard_id: 'integer',
+  },
 };
 
 const membership: Fields = {
@@ -109,7 +124,14 @@ const membership: Fields = {
   role: 'enum',
   last_activity: 'date-time',
   organization: { id: 'integer', name: 'string' },
-  user: { id: 'integer', email: 'e-mail', first_name: 'string', is_active: 'boolean', is_admin: 'boolean', organization_id: 'integer' },
+  user: {
+    id: 'integer',
+    email: 'e-mail',
+    first_name: 'string',
+    is_active: 'boolean',
+    is_admin: 'boolean',
+    organization_id: 'integer',
+  },
 };
 
 let server: TestServer;
@@ -120,20 +142,30 @@ afterAll(() => server?.close());
 
 describe('the five operations specified in full', () => {
   it('Get Library Class: GET /api/library/view/v1/class-conf/{library_class_id}/, with its texture and both file references', async () => {
-    const { data } = await server.graphql('{ classConfs(first: 1, filter: { textureId: { gt: 0 } }) { edges { node { rowId textureId texture { lightThemeImage { file } } } } } }');
+    const { data } = await server.graphql(
+      '{ classConfs(first: 1, filter: { textureId: { gt: 0 } }) { edges { node { rowId textureId texture { lightThemeImage { file } } } } } }',
+    );
     const expected = data!.classConfs.edges[0].node;
     const response = await rest(server, 'GET', `/api/library/view/v1/class-conf/${expected.rowId}/`);
     expect(response.status).toBe(200);
     expectFields(response.body, classConf);
-    expect([response.body.id, response.body.texture_id, response.body.texture.id]).toEqual([expected.rowId, expected.textureId, expected.textureId]);
+    expect([response.body.id, response.body.texture_id, response.body.texture.id]).toEqual([
+      expected.rowId,
+      expected.textureId,
+      expected.textureId,
+    ]);
     expect(response.body.texture.light_theme_image.file).toBe(expected.texture.lightThemeImage.file);
   });
 
   it('Whiteboard List: GET /api/whiteboard/v1/, the full list form of every board not in the archive', async () => {
-    const { data } = await server.graphql('{ whiteboards(first: 100, filter: { inTheArchive: { eq: false } }) { totalCount edges { node { rowId } } } }');
+    const { data } = await server.graphql(
+      '{ whiteboards(first: 100, filter: { inTheArchive: { eq: false } }) { totalCount edges { node { rowId } } } }',
+    );
     const response = await rest(server, 'GET', '/api/whiteboard/v1/');
     expect(response.status).toBe(200);
-    expect(response.body.map((board: { id: number }) => board.id)).toEqual(data!.whiteboards.edges.map((edge: { node: { rowId: number } }) => edge.node.rowId));
+    expect(response.body.map((board: { id: number }) => board.id)).toEqual(
+      data!.whiteboards.edges.map((edge: { node: { rowId: number } }) => edge.node.rowId),
+    );
     expect(response.headers.get('x-total-count')).toBe(String(data!.whiteboards.totalCount));
     for (const board of response.body) expectFields(board, whiteboardList, `board ${board.id}`);
   });
@@ -168,7 +200,10 @@ describe('the five operations specified in full', () => {
   });
 
   it('answers 403 and 422 where the legacy document lists them', async () => {
-    for (const [method, path] of [['GET', '/api/library/view/v1/class-conf/abc/'], ['PUT', '/api/whiteboard/v1/abc/archive/']]) {
+    for (const [method, path] of [
+      ['GET', '/api/library/view/v1/class-conf/abc/'],
+      ['PUT', '/api/whiteboard/v1/abc/archive/'],
+    ]) {
       expect((await rest(server, method, path, { key: null })).status).toBe(403);
       expect((await rest(server, method, path)).status).toBe(422);
     }

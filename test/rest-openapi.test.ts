@@ -38,26 +38,39 @@ beforeAll(async () => {
 /** Every schema object in `value` outside the components, with its JSON pointer. */
 function inlineSchemas(value: unknown, pointer = ''): [string, Record<string, unknown>][] {
   if (!value || typeof value !== 'object') return [];
-  const here: [string, Record<string, unknown>][] = 'schema' in value ? [[`${pointer}/schema`, value.schema as Record<string, unknown>]] : [];
+  const here: [string, Record<string, unknown>][] =
+    'schema' in value ? [[`${pointer}/schema`, value.schema as Record<string, unknown>]] : [];
   return [...here, ...Object.entries(value).flatMap(([key, child]) => inlineSchemas(child, `${pointer}/${key}`))];
 }
 
 /** Every `$ref` in `value`. */
 const refs = (value: unknown): string[] =>
-  !value || typeof value !== 'object' ? [] : Object.entries(value).flatMap(([key, child]) => (key === '$ref' ? [child as string] : refs(child)));
+  !value || typeof value !== 'object'
+    ? []
+    : Object.entries(value).flatMap(([key, child]) => (key === '$ref' ? [child as string] : refs(child)));
 
 describe('the names of the OpenAPI document', () => {
   it("gives its schemas the legacy's names, spelled as the legacy document spells them", () => {
     const names = Object.keys(document.components.schemas);
     for (const name of legacySchemaNames) expect(legacyNames, name).toContain(name);
-    expect(names).toEqual(expect.arrayContaining(['WhiteboardReadSchema', 'WhiteboardCreateSchema', 'LibraryClassConfReadSchema', 'UserRolesInOrganization', 'HTTPValidationError']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'WhiteboardReadSchema',
+        'WhiteboardCreateSchema',
+        'LibraryClassConfReadSchema',
+        'UserRolesInOrganization',
+        'HTTPValidationError',
+      ]),
+    );
     // The legacy's form bodies keep FastAPI's names.
     expect(names).toEqual(expect.arrayContaining([...legacyNames].filter((name) => name.startsWith('Body_'))));
     for (const name of names) expect(name).toMatch(/^[A-Za-z][A-Za-z0-9_]*$/);
   });
 
   it('refers to every object and enum by $ref, and every $ref resolves', () => {
-    const inline = inlineSchemas(document.paths).filter(([, schema]) => JSON.stringify(schema).match(/"(properties|enum)":/));
+    const inline = inlineSchemas(document.paths).filter(([, schema]) =>
+      JSON.stringify(schema).match(/"(properties|enum)":/),
+    );
     expect(inline.map(([pointer]) => pointer)).toEqual([]);
     for (const target of new Set(refs(document))) {
       expect(target).toMatch(/^#\/components\/schemas\//);
@@ -73,7 +86,14 @@ describe('the names of the OpenAPI document', () => {
     }
     expect(new Set(operations.map((operation) => operation.operationId)).size).toBe(operations.length);
     const ids = operations.map((operation) => operation.operationId);
-    expect(ids).toEqual(expect.arrayContaining(['listUserOrganizations', 'listUserOrganizationsInControl', 'deleteWhiteboardInArchive', 'getWhiteboardDataStreamByWhiteboardId']));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'listUserOrganizations',
+        'listUserOrganizationsInControl',
+        'deleteWhiteboardInArchive',
+        'getWhiteboardDataStreamByWhiteboardId',
+      ]),
+    );
   });
 
   it('describes every tag and serves its paths from the root of this server', () => {
@@ -91,7 +111,9 @@ describe('the OpenAPI document in tools', () => {
     // no license, as the service states none.
     const accepted = new Set(['no-ambiguous-paths', 'info-license']);
     const refused = problems.filter((problem) => problem.severity === 'error' || !accepted.has(problem.ruleId));
-    expect(refused.map((problem) => `${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`)).toEqual([]);
+    expect(
+      refused.map((problem) => `${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`),
+    ).toEqual([]);
   });
 
   it('generates a typed client (openapi-typescript) whose types a script compiles against', async () => {
@@ -118,8 +140,17 @@ export const createTakes: Equal<CreateBody, Schemas['WhiteboardCreateSchema']> =
 export const owner: Schemas['UserRolesInOrganization'] = 'OWNER';
 `,
       );
-      const program = ts.createProgram([join(dir, 'client.ts')], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: [] });
-      const diagnostics = ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      const program = ts.createProgram([join(dir, 'client.ts')], {
+        strict: true,
+        noEmit: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        types: [],
+      });
+      const diagnostics = ts
+        .getPreEmitDiagnostics(program)
+        .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
       expect(diagnostics).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -12,7 +12,9 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const slideIds = async (args: string) =>
-  (await server.graphql(`{ slides(${args}) { edges { node { rowId } } } }`)).data!.slides.edges.map((edge: { node: { rowId: number } }) => edge.node.rowId);
+  (await server.graphql(`{ slides(${args}) { edges { node { rowId } } } }`)).data!.slides.edges.map(
+    (edge: { node: { rowId: number } }) => edge.node.rowId,
+  );
 
 describe('the offset argument of a root connection', () => {
   it('skips rows before the page, after `after` when given', async () => {
@@ -48,25 +50,47 @@ describe('REST lists', () => {
   it('filter by every operator of a column and sort by legacy names, and Info counts the same rows', async () => {
     const { data } = await server.graphql('{ dataStreams(first: 1) { edges { node { rowId whiteboardId } } } }');
     const stream = data!.dataStreams.edges[0].node;
-    const filtered = await rest(server, 'GET', `/api/whiteboard/v1/data-stream-slide/filter/?data_stream_id=${stream.rowId}&name__contains=E&ordering=-order`);
+    const filtered = await rest(
+      server,
+      'GET',
+      `/api/whiteboard/v1/data-stream-slide/filter/?data_stream_id=${stream.rowId}&name__contains=E&ordering=-order`,
+    );
     expect(filtered.status).toBe(200);
     expect(filtered.body.length).toBeGreaterThan(0);
-    for (const slide of filtered.body) expect([slide.data_stream_id, slide.name.toLowerCase()]).toEqual([stream.rowId, expect.stringContaining('e')]);
-    expect(filtered.body.map((slide: { order: number }) => slide.order)).toEqual(filtered.body.map((slide: { order: number }) => slide.order).sort((a: number, b: number) => b - a));
+    for (const slide of filtered.body)
+      expect([slide.data_stream_id, slide.name.toLowerCase()]).toEqual([stream.rowId, expect.stringContaining('e')]);
+    expect(filtered.body.map((slide: { order: number }) => slide.order)).toEqual(
+      filtered.body.map((slide: { order: number }) => slide.order).sort((a: number, b: number) => b - a),
+    );
 
-    const info = await rest(server, 'POST', `/api/whiteboard/v1/data-stream-slide/info/?data_stream_id=${stream.rowId}&name__contains=E`);
+    const info = await rest(
+      server,
+      'POST',
+      `/api/whiteboard/v1/data-stream-slide/info/?data_stream_id=${stream.rowId}&name__contains=E`,
+    );
     expect(info.status).toBe(200);
     expect(info.body.total_count).toBe(Number(filtered.headers.get('x-total-count')));
     expect(info.body.fields).toContainEqual({ name: 'data_stream_id', type: 'integer' });
 
-    const boards = await rest(server, 'GET', `/api/whiteboard/v1/data-stream/filter/?whiteboard_id__in=${stream.whiteboardId},999999`);
-    expect(boards.body.map((row: { whiteboard_id: number }) => row.whiteboard_id)).toEqual(boards.body.map(() => stream.whiteboardId));
+    const boards = await rest(
+      server,
+      'GET',
+      `/api/whiteboard/v1/data-stream/filter/?whiteboard_id__in=${stream.whiteboardId},999999`,
+    );
+    expect(boards.body.map((row: { whiteboard_id: number }) => row.whiteboard_id)).toEqual(
+      boards.body.map(() => stream.whiteboardId),
+    );
   });
 
   it("give an enum column's choices in Info", async () => {
     const info = await rest(server, 'POST', '/api/users/control/user-organization/v1/info/');
     const role = info.body.fields.find((field: { name: string }) => field.name === 'role');
     expect(role.type).toBe('string');
-    expect(role.choices.map((choice: { value: string }) => choice.value).sort()).toEqual(['ADMIN', 'MEMBER', 'OWNER', 'VIEWER']);
+    expect(role.choices.map((choice: { value: string }) => choice.value).sort()).toEqual([
+      'ADMIN',
+      'MEMBER',
+      'OWNER',
+      'VIEWER',
+    ]);
   });
 });

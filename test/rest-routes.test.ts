@@ -16,7 +16,11 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 
 const routes = compileRoutes(schema);
 const openapi = openApiDocument(routes) as { paths: Record<string, Record<string, any>>; components: object };
-const ajv = new Ajv({ strict: false, allErrors: true, formats: { 'date-time': /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/, int32: true, binary: true } });
+const ajv = new Ajv({
+  strict: false,
+  allErrors: true,
+  formats: { 'date-time': /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/, int32: true, binary: true },
+});
 
 let server: TestServer;
 /** Ids of seeded rows of the owner's organization, by the legacy name of the parameter that takes them. */
@@ -27,7 +31,9 @@ const first = (connection: { edges: { node: { rowId: number } }[] }) => connecti
 const rows = (select = 'rowId') => `(first: 1) { edges { node { ${select} } } }`;
 
 async function seededIds(): Promise<Record<string, number>> {
-  const { data: board } = await server.graphql(`{ me { organizationId } whiteboards(first: 1, filter: { inTheArchive: { eq: false } }) { edges { node { rowId } } } }`);
+  const { data: board } = await server.graphql(
+    `{ me { organizationId } whiteboards(first: 1, filter: { inTheArchive: { eq: false } }) { edges { node { rowId } } } }`,
+  );
   const { data, errors } = await server.graphql(
     `query Ids($w: Int!) {
       streams: dataStreams(first: 1, filter: { whiteboardId: { eq: $w } }) { edges { node { rowId slides ${rows()} connections ${rows()} } } }
@@ -87,8 +93,8 @@ function sample(param: Param): unknown {
   const named = getNamedType(type);
   const value = isEnumType(named)
     ? named.getValues()[0].name
-    : ({ Int: 1, Float: 1.5, Boolean: true } as Record<string, unknown>)[named.name] ??
-      (param.name.endsWith('email') ? `rest-${++serial}@acme.example` : `rest_${param.name}_${++serial}`);
+    : (({ Int: 1, Float: 1.5, Boolean: true } as Record<string, unknown>)[named.name] ??
+      (param.name.endsWith('email') ? `rest-${++serial}@acme.example` : `rest_${param.name}_${++serial}`));
   return isListType(type) ? [value] : value;
 }
 
@@ -100,14 +106,22 @@ interface Call {
 }
 
 const childrenIds = async (connection: string, args: string) =>
-  (await server.graphql(`{ ${connection}(first: 100, ${args}, orderBy: [{ field: order }]) { edges { node { rowId } } } }`)).data![connection].edges
-    .map((edge: { node: { rowId: number } }) => edge.node.rowId)
+  (
+    await server.graphql(
+      `{ ${connection}(first: 100, ${args}, orderBy: [{ field: order }]) { edges { node { rowId } } } }`,
+    )
+  )
+    .data![connection].edges.map((edge: { node: { rowId: number } }) => edge.node.rowId)
     .reverse();
 
-const exported = async () => (await server.graphql(`{ exportWhiteboard(rowId: ${ids.whiteboard_id}) }`)).data!.exportWhiteboard;
+const exported = async () =>
+  (await server.graphql(`{ exportWhiteboard(rowId: ${ids.whiteboard_id}) }`)).data!.exportWhiteboard;
 
 // A 1×1 PNG: the upload checks that the content is what its type says.
-const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const png = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** Where the generated values do not make a valid request: the rows and values the operation needs. */
 const scenarios: Record<string, (call: Call) => Promise<void> | void> = {
@@ -117,14 +131,19 @@ const scenarios: Record<string, (call: Call) => Promise<void> | void> = {
   'whiteboard-highlight/Create Whiteboard Highlight': (call) => void (call.body!.value = 'acme'),
   'user-organization/Update User Role': (call) => void (call.body!.role = 'MEMBER'),
   'user-organization-control/Update User Role': (call) => void (call.body!.role = 'VIEWER'),
-  'user-organization-control/Delete User Organization': (call) => void (call.path.user_organization_id = ids.member_user_organization_id),
+  'user-organization-control/Delete User Organization': (call) =>
+    void (call.path.user_organization_id = ids.member_user_organization_id),
   'whiteboard-object/Search Whiteboard Object': (call) => void (call.query.search = 'web'),
-  'whiteboard-object-attribute/Get Whiteboard Object Attribute Code Choices': (call) => void (call.query.class_conf_id = ids.class_conf_id),
+  'whiteboard-object-attribute/Get Whiteboard Object Attribute Code Choices': (call) =>
+    void (call.query.class_conf_id = ids.class_conf_id),
   'whiteboard-data-stream-slide/Update Whiteboard Data Stream Slide Order': async (call) => {
     call.body!.ids = await childrenIds('slides', `filter: { dataStreamId: { eq: ${ids.data_stream_id} } }`);
   },
   'whiteboard-data-stream-connection/Update Whiteboard Data Stream Connection Order': async (call) => {
-    call.body!.ids = await childrenIds('dataStreamConnections', `filter: { dataStreamId: { eq: ${ids.data_stream_id} } }`);
+    call.body!.ids = await childrenIds(
+      'dataStreamConnections',
+      `filter: { dataStreamId: { eq: ${ids.data_stream_id} } }`,
+    );
   },
   'library-control-class-conf-attribute/Update Library Class Conf Attribute Order': async (call) => {
     call.body!.ids = await childrenIds('classConfAttributes', `filter: { classConfId: { eq: ${ids.class_conf_id} } }`);
@@ -138,7 +157,9 @@ const scenarios: Record<string, (call: Call) => Promise<void> | void> = {
   'upload/Create Upload File': (call) => void (call.body!.file = new File([png], 'dot.png', { type: 'image/png' })),
   'user-invite/Register User Invite': async (call) => {
     const email = `newcomer.${++newcomers}@example.com`;
-    call.body!.token = (await server.graphql(`mutation { createUserInvite(input: { email: "${email}", role: MEMBER }) { token } }`)).data!.createUserInvite.token;
+    call.body!.token = (
+      await server.graphql(`mutation { createUserInvite(input: { email: "${email}", role: MEMBER }) { token } }`)
+    ).data!.createUserInvite.token;
   },
 };
 let newcomers = 0;
@@ -158,44 +179,70 @@ async function callFor(route: CompiledRoute): Promise<Call> {
 
 async function send(route: CompiledRoute, call: Call): Promise<RestResponse> {
   const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => String(call.path[name]));
-  const query = new URLSearchParams(Object.entries(call.query).map(([name, value]) => [name, String(value)])).toString();
+  const query = new URLSearchParams(
+    Object.entries(call.query).map(([name, value]) => [name, String(value)]),
+  ).toString();
   const form = new FormData();
-  for (const [name, value] of Object.entries(call.body ?? {})) form.set(name, value instanceof File ? value : String(value));
-  return rest(server, route.method, query ? `${path}?${query}` : path, route.multipart ? { body: form } : { json: call.body });
+  for (const [name, value] of Object.entries(call.body ?? {}))
+    form.set(name, value instanceof File ? value : String(value));
+  return rest(
+    server,
+    route.method,
+    query ? `${path}?${query}` : path,
+    route.multipart ? { body: form } : { json: call.body },
+  );
 }
 
 /** A delete acts on a row made for it by the create route of the same entity, so the seeded rows stay for the others. */
 async function rowToDelete(route: CompiledRoute, call: Call): Promise<void> {
   const mutation = route.root.name.value;
-  const create = mutation.startsWith('delete') && routes.find((candidate) => candidate.root.name.value === mutation.replace(/^delete/, 'create'));
+  const create =
+    mutation.startsWith('delete') &&
+    routes.find((candidate) => candidate.root.name.value === mutation.replace(/^delete/, 'create'));
   if (!create) return;
   const created = await send(create, await callFor(create));
   expect(created.status, `creating a row for ${route.name}`).toBe(201);
   // The row, or the one object beside a value shown once (an invite beside its token).
-  const row = 'id' in created.body ? created.body : Object.values(created.body).find((value) => typeof value === 'object');
+  const row =
+    'id' in created.body ? created.body : Object.values(created.body).find((value) => typeof value === 'object');
   const placeholder = route.params.find((param) => param.in === 'path' && param.target?.join('.') === 'input.rowId')!;
   call.path[placeholder.name] = row.id;
   // The archive's paths take archived boards only.
-  if (route.group === 'whiteboard-archive') expect((await server.graphql(`mutation { archiveWhiteboard(input: { rowId: ${row.id} }) { whiteboard { rowId } } }`)).errors).toBeUndefined();
+  if (route.group === 'whiteboard-archive')
+    expect(
+      (await server.graphql(`mutation { archiveWhiteboard(input: { rowId: ${row.id} }) { whiteboard { rowId } } }`))
+        .errors,
+    ).toBeUndefined();
   // Deleting an organization takes its name as confirmation.
   if ('confirm_name' in call.query) call.query.confirm_name = row.name;
 }
 
 // Reads first, then creates, changes and deletes, and the delete of every archived board last.
 const phase = (route: CompiledRoute) =>
-  route.name === 'Delete All Whiteboard' ? 4 : route.method === 'GET' || route.kind === 'info' ? 0 : ({ POST: 1, PUT: 2, DELETE: 3 } as Record<string, number>)[route.method];
+  route.name === 'Delete All Whiteboard'
+    ? 4
+    : route.method === 'GET' || route.kind === 'info'
+      ? 0
+      : ({ POST: 1, PUT: 2, DELETE: 3 } as Record<string, number>)[route.method];
 
 let otherOrganizationKey: string;
 beforeAll(async () => {
   server = await startTestServer();
   ids = await seededIds();
-  const globexOwner = await server.database.prisma.user.findUniqueOrThrow({ where: { email: demo.users.globexOwner.email } });
-  otherOrganizationKey = (await createApiKey(server.database.prisma, { userId: globexOwner.id, name: 'isolation', permission: 'ADMIN' })).secret;
+  const globexOwner = await server.database.prisma.user.findUniqueOrThrow({
+    where: { email: demo.users.globexOwner.email },
+  });
+  otherOrganizationKey = (
+    await createApiKey(server.database.prisma, { userId: globexOwner.id, name: 'isolation', permission: 'ADMIN' })
+  ).secret;
 });
 afterAll(() => server?.close());
 
 /** Ids in a list answer (rows, or their `id`s); users are shared by organizations on purpose. */
-const listedIds = (body: unknown): number[] => (Array.isArray(body) ? body.map((row: { id?: number }) => row.id).filter((id): id is number => typeof id === 'number') : []);
+const listedIds = (body: unknown): number[] =>
+  Array.isArray(body)
+    ? body.map((row: { id?: number }) => row.id).filter((id): id is number => typeof id === 'number')
+    : [];
 
 // Runs before the suite below changes anything: a key of Globex against every route, with Acme's rows.
 describe('a key of another organization', () => {
@@ -203,13 +250,18 @@ describe('a key of another organization', () => {
     it(`${route.method} ${route.path} ${route.name}`, async () => {
       const call = await callFor(route);
       const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => String(call.path[name]));
-      const query = new URLSearchParams(Object.entries(call.query).map(([name, value]) => [name, String(value)])).toString();
+      const query = new URLSearchParams(
+        Object.entries(call.query).map(([name, value]) => [name, String(value)]),
+      ).toString();
       const form = new FormData();
-      for (const [name, value] of Object.entries(call.body ?? {})) form.set(name, value instanceof File ? value : String(value));
+      for (const [name, value] of Object.entries(call.body ?? {}))
+        form.set(name, value instanceof File ? value : String(value));
       const logBefore = await server.database.prisma.userActionLog.count();
       const options = { key: otherOrganizationKey, ...(route.multipart ? { body: form } : { json: call.body }) };
       const response = await rest(server, route.method, query ? `${path}?${query}` : path, options);
-      const touchesAcmeRow = route.params.some((param) => param.in === 'path') || Object.values(call.body ?? {}).some((value) => Object.values(ids).includes(value as number));
+      const touchesAcmeRow =
+        route.params.some((param) => param.in === 'path') ||
+        Object.values(call.body ?? {}).some((value) => Object.values(ids).includes(value as number));
       if (touchesAcmeRow) {
         // Another organization's id answers exactly like an id that does not exist.
         expect([404, 422], JSON.stringify(response.body)).toContain(response.status);
@@ -220,7 +272,9 @@ describe('a key of another organization', () => {
       } else {
         // Whatever it did, it did in the caller's own organization.
         expect(response.status, JSON.stringify(response.body)).toBeLessThan(500);
-        expect((response.body as { organization_id?: number } | undefined)?.organization_id).not.toBe(ids.organization_id);
+        expect((response.body as { organization_id?: number } | undefined)?.organization_id).not.toBe(
+          ids.organization_id,
+        );
       }
     });
   }

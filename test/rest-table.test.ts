@@ -15,19 +15,26 @@ const legacy = readFileSync(new URL('../docs/legacy-v1-interface.md', import.met
 
 /** "- group: Name (GET); Other Name (twice); ..." lines of the inventory, one entry per listed operation. */
 function inventory(): { group: string; name: string; method?: string }[] {
-  const section = legacy.slice(legacy.indexOf('### Inventory of other operations'), legacy.indexOf('Gaps:', legacy.indexOf('### Inventory of other operations')));
+  const section = legacy.slice(
+    legacy.indexOf('### Inventory of other operations'),
+    legacy.indexOf('Gaps:', legacy.indexOf('### Inventory of other operations')),
+  );
   return [...section.matchAll(/^- ([a-z-]+): (.+)$/gm)].flatMap(([, group, list]) =>
-    list.replace(/\.$/, '').split('; ').flatMap((entry) => {
-      const [, name, note = ''] = /^(.+?)(?: \((.+)\))?$/.exec(entry)!;
-      const method = /\b(GET|POST|PUT|DELETE)\b/.exec(note)?.[1];
-      return Array.from({ length: note.includes('twice') ? 2 : 1 }, () => ({ group, name, method }));
-    }),
+    list
+      .replace(/\.$/, '')
+      .split('; ')
+      .flatMap((entry) => {
+        const [, name, note = ''] = /^(.+?)(?: \((.+)\))?$/.exec(entry)!;
+        const method = /\b(GET|POST|PUT|DELETE)\b/.exec(note)?.[1];
+        return Array.from({ length: note.includes('twice') ? 2 : 1 }, () => ({ group, name, method }));
+      }),
   );
 }
 
 const compiled = compileRoutes(schema);
 const key = (entry: { group: string; name: string }) => `${entry.group} / ${entry.name}`;
-const count = (keys: string[]) => keys.reduce((counts, k) => counts.set(k, (counts.get(k) ?? 0) + 1), new Map<string, number>());
+const count = (keys: string[]) =>
+  keys.reduce((counts, k) => counts.set(k, (counts.get(k) ?? 0) + 1), new Map<string, number>());
 
 describe('the route table', () => {
   it('has every operation of the inventory, as often as it is listed, with the method it shows', () => {
@@ -37,7 +44,10 @@ describe('the route table', () => {
     const inTable = count(compiled.map(key));
     for (const [name, times] of count(listed.map(key))) expect(inTable.get(name), name).toBe(times);
     for (const entry of listed.filter((entry) => entry.method)) {
-      expect(compiled.filter((route) => key(route) === key(entry)).map((route) => route.method), key(entry)).toContain(entry.method);
+      expect(
+        compiled.filter((route) => key(route) === key(entry)).map((route) => route.method),
+        key(entry),
+      ).toContain(entry.method);
     }
   });
 
@@ -47,7 +57,9 @@ describe('the route table', () => {
     expect(legacy).toContain('RegisterUserInviteSchema');
     const listed = count(inventory().map(key));
     const extra = compiled.filter((route) => !listed.has(key(route)));
-    expect(extra.map(fastApiOperationId).sort()).toEqual([...implied, 'register_user_invite_api_users_invite_v1_register__post'].sort());
+    expect(extra.map(fastApiOperationId).sort()).toEqual(
+      [...implied, 'register_user_invite_api_users_invite_v1_register__post'].sort(),
+    );
   });
 
   it('serves each method and path once, at /api/<area>/v1/ paths with a trailing slash', () => {
@@ -57,18 +69,37 @@ describe('the route table', () => {
   });
 
   it('refuses at start-up a route whose operation does not validate, naming the route', () => {
-    const route: Route = { group: 'whiteboard', name: 'Future', method: 'POST', path: '/api/whiteboard/v1/future/', kind: 'payload', operation: 'mutation Future($input: FutureInput!) { future(input: $input) { whiteboard { rowId } } }', body: 'input' };
-    expect(() => compileRoute(route, schema)).toThrow(/^REST route Future \(POST \/api\/whiteboard\/v1\/future\/\): Unknown type "FutureInput"/);
+    const route: Route = {
+      group: 'whiteboard',
+      name: 'Future',
+      method: 'POST',
+      path: '/api/whiteboard/v1/future/',
+      kind: 'payload',
+      operation: 'mutation Future($input: FutureInput!) { future(input: $input) { whiteboard { rowId } } }',
+      body: 'input',
+    };
+    expect(() => compileRoute(route, schema)).toThrow(
+      /^REST route Future \(POST \/api\/whiteboard\/v1\/future\/\): Unknown type "FutureInput"/,
+    );
   });
 
   it('refuses at start-up a placeholder that goes nowhere', () => {
-    const route: Route = { group: 'whiteboard', name: 'Lost', method: 'GET', path: '/api/whiteboard/v1/{lost_id}/', kind: 'object', operation: 'query Lost { me { rowId } }' };
+    const route: Route = {
+      group: 'whiteboard',
+      name: 'Lost',
+      method: 'GET',
+      path: '/api/whiteboard/v1/{lost_id}/',
+      kind: 'object',
+      operation: 'query Lost { me { rowId } }',
+    };
     expect(() => compileRoute(route, schema)).toThrow(/placeholder \{lost_id\} goes nowhere/);
   });
 });
 
 describe('the OpenAPI document', () => {
-  const document = openApiDocument(compiled) as { paths: Record<string, Record<string, { tags: string[]; summary: string; operationId: string }>> };
+  const document = openApiDocument(compiled) as {
+    paths: Record<string, Record<string, { tags: string[]; summary: string; operationId: string }>>;
+  };
 
   it('is valid OpenAPI 3.1', async () => {
     const result = await new Validator().validate(document as never);
@@ -82,7 +113,9 @@ describe('the OpenAPI document', () => {
       expect(operation, `${route.method} ${route.path}`).toBeDefined();
       expect([operation.summary, operation.tags]).toEqual([route.name, [route.group]]);
     }
-    const ids = Object.values(document.paths).flatMap((path) => Object.values(path).map((operation) => operation.operationId));
+    const ids = Object.values(document.paths).flatMap((path) =>
+      Object.values(path).map((operation) => operation.operationId),
+    );
     expect(ids).toHaveLength(compiled.length);
     expect(new Set(ids).size).toBe(ids.length);
   });

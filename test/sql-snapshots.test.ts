@@ -21,7 +21,9 @@ afterAll(() => server?.close());
 
 async function statementsOf(work: () => Promise<unknown>): Promise<string> {
   const { statements } = await server.countStatements(work);
-  return `${ofTheRequest(statements).map((statement) => `${statement.trim()};`).join('\n\n')}\n`;
+  return `${ofTheRequest(statements)
+    .map((statement) => `${statement.trim()};`)
+    .join('\n\n')}\n`;
 }
 
 const fileName = (name: string) => `./sql/${name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}.sql`;
@@ -42,9 +44,15 @@ describe('GraphQL standard reads', () => {
 
 describe('REST reads', () => {
   // Every live GET route that needs no more than its path: its lists and lookups by id.
-  const reads = compileRoutes(schema).filter((route) => route.method === 'GET' && route.params.every((param) => param.in === 'path' || !param.required));
+  const reads = compileRoutes(schema).filter(
+    (route) => route.method === 'GET' && route.params.every((param) => param.in === 'path' || !param.required),
+  );
   it.each(reads.map((route) => [`${route.method} ${route.path}`, route] as const))('%s', async (_name, route) => {
-    const sql = await statementsOf(() => fetch(server.url + route.path.replace(/\{\w+\}/g, '1'), { headers: { 'x-api-key': server.keys.owner } }).then((response) => response.text()));
+    const sql = await statementsOf(() =>
+      fetch(server.url + route.path.replace(/\{\w+\}/g, '1'), { headers: { 'x-api-key': server.keys.owner } }).then(
+        (response) => response.text(),
+      ),
+    );
     await expect(sql).toMatchFileSnapshot(fileName(`rest ${route.method} ${route.path}`));
   });
 });

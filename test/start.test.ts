@@ -36,7 +36,12 @@ describe('start-up and shutdown', () => {
         };
       },
     });
-    const inFlight = fetch(`${await url}/graphql`, { method: 'POST', headers, body: stream, duplex: 'half' } as RequestInit);
+    const inFlight = fetch(`${await url}/graphql`, {
+      method: 'POST',
+      headers,
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     await new Promise((resolve) => setTimeout(resolve, 500));
     child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 500));

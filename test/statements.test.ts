@@ -18,10 +18,14 @@ beforeAll(async () => {
     data: Array.from({ length: 60 }, (_, i) => ({ name: `Board ${i}`, authorId: author.id, organizationId })),
   });
   const streams = await prisma.dataStream.createManyAndReturn({
-    data: boards.flatMap((board) => [1, 2, 3].map((n) => ({ name: `Stream ${n}`, whiteboardId: board.id, authorId: author.id }))),
+    data: boards.flatMap((board) =>
+      [1, 2, 3].map((n) => ({ name: `Stream ${n}`, whiteboardId: board.id, authorId: author.id })),
+    ),
   });
   await prisma.slide.createMany({
-    data: streams.flatMap((stream) => [1, 2, 3, 4].map((order) => ({ name: `Slide ${order}`, order, dataStreamId: stream.id, authorId: author.id }))),
+    data: streams.flatMap((stream) =>
+      [1, 2, 3, 4].map((order) => ({ name: `Slide ${order}`, order, dataStreamId: stream.id, authorId: author.id })),
+    ),
   });
 });
 afterAll(() => server?.close());
@@ -41,7 +45,9 @@ const nestedQuery = /* GraphQL */ `
 `;
 
 async function statementsFor(first: number) {
-  const { result, statements } = await server.countStatements(() => server.graphql(nestedQuery, { first, organizationId }));
+  const { result, statements } = await server.countStatements(() =>
+    server.graphql(nestedQuery, { first, organizationId }),
+  );
   expect(result.errors).toBeUndefined();
   expect(result.data!.whiteboards.edges).toHaveLength(first);
   for (const { node } of result.data!.whiteboards.edges) {

@@ -11,7 +11,8 @@ import { ofTheRequest, startTestServer, type TestServer } from './helpers/server
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-const boards = 'query Boards($first: Int) { whiteboards(first: $first) { edges { node { rowId name author { email } } } } }';
+const boards =
+  'query Boards($first: Int) { whiteboards(first: $first) { edges { node { rowId name author { email } } } } }';
 const me = 'query Me { me { rowId } }';
 const unlisted = sha256('{ __typename }');
 
@@ -30,7 +31,11 @@ afterAll(() => server?.close());
 async function persisted(id: string, variables?: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   const response = await fetch(`${server.url}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'x-api-key': server.keys.owner },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/graphql-response+json',
+      'x-api-key': server.keys.owner,
+    },
     body: JSON.stringify({ variables, extensions: { persistedQuery: { version: 1, sha256Hash: id } }, ...extra }),
   });
   return { status: response.status, body: await response.json() };
@@ -43,7 +48,9 @@ describe('trusted documents', () => {
     expect(answer.body.errors).toBeUndefined();
     expect(answer.body.data.whiteboards.edges).toHaveLength(2);
     const extensions = encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: sha256(me) } }));
-    const get = await fetch(`${server.url}/graphql?extensions=${extensions}`, { headers: { 'x-api-key': server.keys.owner, accept: 'application/json' } });
+    const get = await fetch(`${server.url}/graphql?extensions=${extensions}`, {
+      headers: { 'x-api-key': server.keys.owner, accept: 'application/json' },
+    });
     expect(get.status).toBe(200);
     expect((await get.json()).data.me.rowId).toEqual(expect.any(Number));
   });
@@ -52,7 +59,10 @@ describe('trusted documents', () => {
     const { result: notListed, statements } = await server.countStatements(() => persisted(unlisted));
     expect(notListed.status).toBe(400);
     expect(notListed.body.data).toBeUndefined();
-    expect(notListed.body.errors[0]).toMatchObject({ message: `No trusted document has the id ${unlisted}`, extensions: { code: 'PERSISTED_QUERY_NOT_IN_LIST' } });
+    expect(notListed.body.errors[0]).toMatchObject({
+      message: `No trusted document has the id ${unlisted}`,
+      extensions: { code: 'PERSISTED_QUERY_NOT_IN_LIST' },
+    });
     expect(ofTheRequest(statements)).toEqual([]);
 
     const raw = await server.graphql(boards, { first: 2 });
@@ -60,7 +70,9 @@ describe('trusted documents', () => {
     expect(raw.errors![0].extensions!.code).toBe('PERSISTED_QUERY_ID_REQUIRED');
     expect(raw.errors![0].message).toMatch(/^This server runs only trusted documents/);
     // A listed hash does not let a query of the client's own through beside it.
-    expect((await persisted(sha256(me), undefined, { query: boards })).body.errors[0].extensions.code).toBe('PERSISTED_QUERY_ID_REQUIRED');
+    expect((await persisted(sha256(me), undefined, { query: boards })).body.errors[0].extensions.code).toBe(
+      'PERSISTED_QUERY_ID_REQUIRED',
+    );
     // application/json clients get 200 for a request error, as GraphQL over HTTP says.
     const legacy = await fetch(`${server.url}/graphql`, {
       method: 'POST',
@@ -71,11 +83,19 @@ describe('trusted documents', () => {
   });
 
   it('refuse a query sent as text over WebSocket, and run a listed one', async () => {
-    const client = createClient({ url: `${server.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'X-API-KEY': server.keys.owner } });
+    const client = createClient({
+      url: `${server.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'X-API-KEY': server.keys.owner },
+    });
     const run = (payload: { query: string; extensions?: Record<string, unknown> }) =>
-      new Promise<any>((resolve, reject) => client.subscribe(payload, { next: resolve, error: reject, complete: () => {} }));
+      new Promise<any>((resolve, reject) =>
+        client.subscribe(payload, { next: resolve, error: reject, complete: () => {} }),
+      );
     await expect(run({ query: me })).rejects.toMatchObject([{ extensions: { code: 'PERSISTED_QUERY_ID_REQUIRED' } }]);
-    expect((await run({ query: '', extensions: { persistedQuery: { version: 1, sha256Hash: sha256(me) } } })).data.me.rowId).toEqual(expect.any(Number));
+    expect(
+      (await run({ query: '', extensions: { persistedQuery: { version: 1, sha256Hash: sha256(me) } } })).data.me.rowId,
+    ).toEqual(expect.any(Number));
     await client.dispose();
   });
 
@@ -97,10 +117,19 @@ describe('trusted documents', () => {
 
   it('load Apollo’s manifest form too, and refuse at start a document that does not parse', () => {
     const apollo = join(directory, 'apollo.json');
-    writeFileSync(apollo, JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: 'abc', name: 'Me', type: 'query', body: me }] }));
+    writeFileSync(
+      apollo,
+      JSON.stringify({
+        format: 'apollo-persisted-query-manifest',
+        version: 1,
+        operations: [{ id: 'abc', name: 'Me', type: 'query', body: me }],
+      }),
+    );
     expect([...loadTrustedDocuments(apollo).keys()]).toEqual(['abc']);
     const broken = join(directory, 'broken.json');
     writeFileSync(broken, JSON.stringify({ bad: 'query {' }));
-    expect(() => loadTrustedDocuments(broken)).toThrow(`TRUSTED_DOCUMENTS: the document of bad in ${broken} does not parse`);
+    expect(() => loadTrustedDocuments(broken)).toThrow(
+      `TRUSTED_DOCUMENTS: the document of bad in ${broken} does not parse`,
+    );
   });
 });

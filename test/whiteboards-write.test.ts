@@ -34,21 +34,30 @@ async function newBoard(name: string): Promise<number> {
 
 describe('createWhiteboard and updateWhiteboard', () => {
   it('creates a board in the active organization and moves updatedAt, never createdAt, on update', async () => {
-    const created = (await server.graphql(create, { input: { name: '  Roadmap  ' } })).data!.createWhiteboard.whiteboard;
+    const created = (await server.graphql(create, { input: { name: '  Roadmap  ' } })).data!.createWhiteboard
+      .whiteboard;
     expect(created).toMatchObject({ name: 'Roadmap', organizationId: 1 });
     const updated = await server.graphql(update, { input: { rowId: created.rowId, description: 'Q3' } });
     expect(updated.errors).toBeUndefined();
     expect(updated.data!.updateWhiteboard.whiteboard.createdAt).toBe(created.createdAt);
-    expect(Date.parse(updated.data!.updateWhiteboard.whiteboard.updatedAt)).toBeGreaterThan(Date.parse(created.updatedAt));
+    expect(Date.parse(updated.data!.updateWhiteboard.whiteboard.updatedAt)).toBeGreaterThan(
+      Date.parse(created.updatedAt),
+    );
   });
 
   it('refuses to create a board in an organization the caller does not belong to', async () => {
-    const response = await expectNothingChanged(server, () => server.graphql(create, { input: { name: 'Intrusion', organizationId: 2 } }));
+    const response = await expectNothingChanged(server, () =>
+      server.graphql(create, { input: { name: 'Intrusion', organizationId: 2 } }),
+    );
     expect(failure(response)).toEqual({ code: 'BAD_USER_INPUT', field: 'input.organizationId' });
   });
 
   it('refuses an empty name, naming the field, and changes nothing', async () => {
-    const response = await expectNothingChanged(server, () => server.graphql(update, { input: { rowId: platform(), name: ' ' } }), () => board(platform()));
+    const response = await expectNothingChanged(
+      server,
+      () => server.graphql(update, { input: { rowId: platform(), name: ' ' } }),
+      () => board(platform()),
+    );
     expect(failure(response)).toEqual({ code: 'BAD_USER_INPUT', field: 'input.name' });
   });
 });
@@ -65,12 +74,19 @@ describe('deleteWhiteboard', () => {
     const second = await newBoard('Scratch 2');
     const byId = await server.graphql(remove, { input: { id: globalId('Whiteboard', second) } }, server.keys.admin);
     expect(byId.data!.deleteWhiteboard.deletedRowId).toBe(second);
-    expect(await prisma().userActionLog.findFirst({ orderBy: { id: 'desc' } })).toMatchObject({ method: 'DELETE', entityType: 'Whiteboard', entityId: second });
+    expect(await prisma().userActionLog.findFirst({ orderBy: { id: 'desc' } })).toMatchObject({
+      method: 'DELETE',
+      entityType: 'Whiteboard',
+      entityId: second,
+    });
   });
 
   it('refuses a target that is not exactly one board id', async () => {
     expect(failure(await server.graphql(remove, { input: {} }))).toEqual({ code: 'BAD_USER_INPUT', field: 'input.id' });
-    expect(failure(await server.graphql(remove, { input: { id: globalId('Slide', 1) } }))).toEqual({ code: 'BAD_USER_INPUT', field: 'input.id' });
+    expect(failure(await server.graphql(remove, { input: { id: globalId('Slide', 1) } }))).toEqual({
+      code: 'BAD_USER_INPUT',
+      field: 'input.id',
+    });
   });
 
   it('answers NOT_FOUND for an unknown board and for a board of another organization', async () => {
@@ -80,9 +96,13 @@ describe('deleteWhiteboard', () => {
   });
 
   it('is refused to a member (the matrix keeps deleting to owners and admins) and to a read-only key', async () => {
-    const member = await expectNothingChanged(server, () => server.graphql(remove, { input: { rowId: platform() } }, server.keys.member));
+    const member = await expectNothingChanged(server, () =>
+      server.graphql(remove, { input: { rowId: platform() } }, server.keys.member),
+    );
     expect(failure(member).code).toBe('FORBIDDEN');
-    const viewer = await expectNothingChanged(server, () => server.graphql(remove, { input: { rowId: platform() } }, server.keys.viewer));
+    const viewer = await expectNothingChanged(server, () =>
+      server.graphql(remove, { input: { rowId: platform() } }, server.keys.viewer),
+    );
     expect(failure(viewer).code).toBe('FORBIDDEN');
   });
 });
@@ -97,17 +117,32 @@ describe('archiveWhiteboard and unarchiveWhiteboard', () => {
   });
 
   it('refuses both or neither of id and rowId, an unknown board, and a read-only key, changing nothing', async () => {
-    const both = await expectNothingChanged(server, () => server.graphql(archive, { input: { id: globalId('Whiteboard', platform()), rowId: platform() } }), () => board(platform()));
+    const both = await expectNothingChanged(
+      server,
+      () => server.graphql(archive, { input: { id: globalId('Whiteboard', platform()), rowId: platform() } }),
+      () => board(platform()),
+    );
     expect(failure(both)).toEqual({ code: 'BAD_USER_INPUT', field: 'input.id' });
-    expect(failure(await server.graphql(archive, { input: {} }))).toEqual({ code: 'BAD_USER_INPUT', field: 'input.id' });
+    expect(failure(await server.graphql(archive, { input: {} }))).toEqual({
+      code: 'BAD_USER_INPUT',
+      field: 'input.id',
+    });
     expect(failure(await server.graphql(unarchive, { input: { rowId: 999_999 } })).code).toBe('NOT_FOUND');
-    const viewer = await expectNothingChanged(server, () => server.graphql(archive, { input: { rowId: platform() } }, server.keys.viewer), () => board(platform()));
+    const viewer = await expectNothingChanged(
+      server,
+      () => server.graphql(archive, { input: { rowId: platform() } }, server.keys.viewer),
+      () => board(platform()),
+    );
     expect(failure(viewer).code).toBe('FORBIDDEN');
   });
 
   it('is refused to a viewer even with a read-write key', async () => {
     const key = await keyFor(server, demo.users.viewer.email, 'READ_WRITE');
-    const response = await expectNothingChanged(server, () => server.graphql(archive, { input: { rowId: platform() } }, key), () => board(platform()));
+    const response = await expectNothingChanged(
+      server,
+      () => server.graphql(archive, { input: { rowId: platform() } }, key),
+      () => board(platform()),
+    );
     expect(failure(response).code).toBe('FORBIDDEN');
   });
 });
@@ -117,7 +152,9 @@ describe('whiteboardClients', () => {
     const response = await server.graphql(clients, { rowId: platform() }, server.keys.viewer);
     expect(response.errors).toBeUndefined();
     const emails = response.data!.whiteboardClients.edges.map((edge: any) => edge.node.email);
-    expect(emails.sort()).toEqual([demo.users.owner, demo.users.admin, demo.users.member, demo.users.viewer].map((user) => user.email).sort());
+    expect(emails.sort()).toEqual(
+      [demo.users.owner, demo.users.admin, demo.users.member, demo.users.viewer].map((user) => user.email).sort(),
+    );
     expect(response.data!.whiteboardClients.totalCount).toBe(4);
   });
 
@@ -126,13 +163,18 @@ describe('whiteboardClients', () => {
     expect(response.data!.whiteboardClients.totalCount).toBe(3);
     expect(response.data!.whiteboardClients.edges).toHaveLength(1);
     const all = await server.graphql(clients, { rowId: network() }, server.keys.member);
-    expect(all.data!.whiteboardClients.edges.map((edge: any) => edge.node.email)).not.toContain(demo.users.inactive.email);
+    expect(all.data!.whiteboardClients.edges.map((edge: any) => edge.node.email)).not.toContain(
+      demo.users.inactive.email,
+    );
   });
 
   it('answers NOT_FOUND for an unknown board and for a board of another organization, and refuses a page too large', async () => {
     expect(failure(await server.graphql(clients, { rowId: 999_999 })).code).toBe('NOT_FOUND');
     expect(failure(await server.graphql(clients, { rowId: network() })).code).toBe('NOT_FOUND');
-    expect(failure(await server.graphql(clients, { rowId: platform(), first: 1000 }))).toEqual({ code: 'BAD_USER_INPUT', field: 'first' });
+    expect(failure(await server.graphql(clients, { rowId: platform(), first: 1000 }))).toEqual({
+      code: 'BAD_USER_INPUT',
+      field: 'first',
+    });
   });
 
   it('reads the page in a constant number of statements', async () => {
@@ -142,24 +184,38 @@ describe('whiteboardClients', () => {
 });
 
 describe('deleteArchivedWhiteboards', () => {
-  const archivedOf = (organizationId: number) => prisma().whiteboard.findMany({ where: { organizationId, inTheArchive: true }, select: { id: true } });
+  const archivedOf = (organizationId: number) =>
+    prisma().whiteboard.findMany({ where: { organizationId, inTheArchive: true }, select: { id: true } });
 
   it('is refused to a member and to a read-only key, changing nothing', async () => {
     for (const key of [server.keys.member, server.keys.viewer]) {
-      const response = await expectNothingChanged(server, () => server.graphql(deleteArchived, {}, key), () => archivedOf(1));
+      const response = await expectNothingChanged(
+        server,
+        () => server.graphql(deleteArchived, {}, key),
+        () => archivedOf(1),
+      );
       expect(failure(response).code).toBe('FORBIDDEN');
     }
   });
 
   it('refuses an unknown organization, or another one, with NOT_FOUND', async () => {
-    expect(failure(await server.graphql(deleteArchived, { input: { organizationId: 999_999 } })).code).toBe('NOT_FOUND');
-    const other = await expectNothingChanged(server, () => server.graphql(deleteArchived, { input: { organizationId: 2 } }), () => archivedOf(2));
+    expect(failure(await server.graphql(deleteArchived, { input: { organizationId: 999_999 } })).code).toBe(
+      'NOT_FOUND',
+    );
+    const other = await expectNothingChanged(
+      server,
+      () => server.graphql(deleteArchived, { input: { organizationId: 2 } }),
+      () => archivedOf(2),
+    );
     expect(failure(other).code).toBe('NOT_FOUND');
   });
 
   it('refuses a caller without an active organization who names none', async () => {
     const key = await keyFor(server, demo.users.platformAdmin.email, 'ADMIN');
-    expect(failure(await server.graphql(deleteArchived, {}, key))).toEqual({ code: 'BAD_USER_INPUT', field: 'input.organizationId' });
+    expect(failure(await server.graphql(deleteArchived, {}, key))).toEqual({
+      code: 'BAD_USER_INPUT',
+      field: 'input.organizationId',
+    });
   });
 
   it('deletes every archived board of the active organization and no other board, with a log entry each', async () => {

@@ -14,7 +14,10 @@ import { jsonPgSmartTags } from 'postgraphile/utils';
 import { PostGraphileConnectionFilterPreset } from 'postgraphile-plugin-connection-filter';
 
 // Our own pool, so that its size is the gateway's (DATABASE_POOL_SIZE) and we can close it.
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+});
 
 // Two tables' type names would collide with the connection types of their neighbours
 // (WhiteboardObject + Connection): the schema drops them unless they are renamed.

@@ -62,7 +62,9 @@ function watchPrincipalChanges(): Promise<void> {
   const { engine } = db();
   if (watching?.engine !== engine) {
     cache.clear();
-    const ready = engine.listen('principal_changed', (userId) => principalChanged(userId === undefined ? undefined : Number(userId)));
+    const ready = engine.listen('principal_changed', (userId) =>
+      principalChanged(userId === undefined ? undefined : Number(userId)),
+    );
     watching = { engine, ready };
     // A subscription that failed (the database was unreachable) is tried again by the next request, not kept as a failure.
     ready.catch(() => {
@@ -88,7 +90,13 @@ export async function resolvePrincipal(secret: string | null | undefined): Promi
     include: { user: { include: { memberships: { select: { organizationId: true, role: true } } } } },
   });
   const now = new Date();
-  if (!key || !hashesMatch(key.secretHash, hash) || key.revokedAt || (key.expiresAt && key.expiresAt <= now) || !key.user.isActive) {
+  if (
+    !key ||
+    !hashesMatch(key.secretHash, hash) ||
+    key.revokedAt ||
+    (key.expiresAt && key.expiresAt <= now) ||
+    !key.user.isActive
+  ) {
     cache.delete(hash);
     return null;
   }
@@ -107,6 +115,8 @@ export async function resolvePrincipal(secret: string | null | undefined): Promi
   // Never past the expiry, so a check at that instant asks the database.
   cache.set(hash, { principal, until: Math.min(Date.now() + cacheMs, key.expiresAt?.getTime() ?? Infinity) });
   // Recorded once per cache period, off the request's path.
-  void prisma().apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } }).catch(() => {});
+  void prisma()
+    .apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } })
+    .catch(() => {});
   return principal;
 }

@@ -5,11 +5,23 @@ import type { ApiKeyPermission, Role } from '../generated/prisma/enums.js';
  * key must carry. The README prints this table; tests walk it.
  */
 export const permissions = {
-  read: { what: 'read boards, libraries, members and the action log', roles: ['OWNER', 'ADMIN', 'MEMBER', 'VIEWER'], key: 'READ_ONLY' },
-  editContent: { what: 'create and edit boards and everything on them', roles: ['OWNER', 'ADMIN', 'MEMBER'], key: 'READ_WRITE' },
+  read: {
+    what: 'read boards, libraries, members and the action log',
+    roles: ['OWNER', 'ADMIN', 'MEMBER', 'VIEWER'],
+    key: 'READ_ONLY',
+  },
+  editContent: {
+    what: 'create and edit boards and everything on them',
+    roles: ['OWNER', 'ADMIN', 'MEMBER'],
+    key: 'READ_WRITE',
+  },
   archive: { what: 'archive and unarchive boards', roles: ['OWNER', 'ADMIN', 'MEMBER'], key: 'READ_WRITE' },
   delete: { what: 'delete boards', roles: ['OWNER', 'ADMIN'], key: 'READ_WRITE' },
-  manageLibraries: { what: 'create, edit and delete libraries, classes, attributes and textures', roles: ['OWNER', 'ADMIN'], key: 'READ_WRITE' },
+  manageLibraries: {
+    what: 'create, edit and delete libraries, classes, attributes and textures',
+    roles: ['OWNER', 'ADMIN'],
+    key: 'READ_WRITE',
+  },
   manageMembers: { what: 'invite and remove members', roles: ['OWNER', 'ADMIN'], key: 'ADMIN' },
   changeRoles: { what: "change members' roles", roles: ['OWNER'], key: 'ADMIN' },
   manageOrganization: { what: 'rename or delete the organization', roles: ['OWNER'], key: 'ADMIN' },

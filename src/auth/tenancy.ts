@@ -51,12 +51,17 @@ export function organizationSelect<M extends OrganizationScopedModel>(model: M):
   const path = organizationPaths[model];
   // Unlike a `where`, a `select` nests each relation's fields under `select`. Prisma's types cannot
   // follow a path given as data; the path table names each model's relations (every write test walks them).
-  return path.slice(0, -1).reduceRight<object>((inner, key) => ({ [key]: { select: inner } }), { [path[path.length - 1]]: true }) as Select<M>;
+  return path.slice(0, -1).reduceRight<object>((inner, key) => ({ [key]: { select: inner } }), {
+    [path[path.length - 1]]: true,
+  }) as Select<M>;
 }
 
 /** Reads the organization id out of a row loaded with `organizationSelect`. */
 export function organizationOf(model: OrganizationScopedModel, row: object): number {
-  return organizationPaths[model].reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], row) as number;
+  return organizationPaths[model].reduce<unknown>(
+    (value, key) => (value as Record<string, unknown>)[key],
+    row,
+  ) as number;
 }
 
 /** The organizations whose rows the caller may see; undefined for a platform admin, who sees all. */
@@ -70,7 +75,10 @@ function tenancyCondition(model: ModelName, principal: Principal): object {
   const organizations = visibleOrganizations(principal);
   if (model === 'Rate' || !organizations) return {};
   const inOrganizations = { in: organizations };
-  if (model === 'User') return { OR: [{ id: principal.userId }, { memberships: { some: { organizationId: inOrganizations } } }] } satisfies Where<'User'>;
+  if (model === 'User')
+    return {
+      OR: [{ id: principal.userId }, { memberships: { some: { organizationId: inOrganizations } } }],
+    } satisfies Where<'User'>;
   return nest(organizationPaths[model], inOrganizations);
 }
 
@@ -81,6 +89,10 @@ export function tenancyWhere<M extends ModelName>(model: M, principal: Principal
 }
 
 /** A Prisma `where` for rows by id (one, or `{ in: [...] }`) that the caller may see: a row of another organization is no row at all. */
-export function visibleRowsWhere<M extends ModelName, Id extends number | { in: number[] }>(model: M, principal: Principal, id: Id): { id: Id; AND: Where<M>[] } {
+export function visibleRowsWhere<M extends ModelName, Id extends number | { in: number[] }>(
+  model: M,
+  principal: Principal,
+  id: Id,
+): { id: Id; AND: Where<M>[] } {
   return { id, AND: [tenancyWhere(model, principal)] };
 }

@@ -37,7 +37,10 @@ async function createDatabase(url: string): Promise<void> {
     // Another process starting at the same time created it first.
     if (code === DUPLICATE_DATABASE) return;
     const server = `-h ${target.hostname} -p ${target.port || 5432}`;
-    const why = code === INSUFFICIENT_PRIVILEGE ? `role "${role}" may not create databases` : (error as Error).message.split('\n')[0];
+    const why =
+      code === INSUFFICIENT_PRIVILEGE
+        ? `role "${role}" may not create databases`
+        : (error as Error).message.split('\n')[0];
     throw new DatabaseStartError(
       `database "${name}" does not exist and could not be created (${why}); create it with: createdb ${server} -O ${role} ${name}`,
     );

@@ -39,7 +39,15 @@ export interface Delegate<M extends ModelName> {
   findFirst(args: Targeted<M> & { select: Select<M> }): Promise<object | null>;
   findUnique(args: Targeted<M> & PlannedQuery<M>): Promise<Row<M> | null>;
   findUniqueOrThrow(args: Targeted<M> & PlannedQuery<M>): Promise<Row<M>>;
-  findMany(args: PlannedQuery<M> & { where: Conditions<M>; orderBy?: OrderBy<M>; skip?: number; take?: number; cursor?: PrismaTypes[M]['WhereUnique'] }): Promise<Row<M>[]>;
+  findMany(
+    args: PlannedQuery<M> & {
+      where: Conditions<M>;
+      orderBy?: OrderBy<M>;
+      skip?: number;
+      take?: number;
+      cursor?: PrismaTypes[M]['WhereUnique'];
+    },
+  ): Promise<Row<M>[]>;
   count(args: { where: Conditions<M> }): Promise<number>;
   create(args: { data: NewRow<M>; select: { id: true } }): Promise<{ id: number }>;
   update(args: { where: { id: number }; data: Columns<M>; select: { id: true } }): Promise<{ id: number }>;

@@ -131,7 +131,11 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
       void client.end().catch(() => {});
       if (closed) return;
       onPayload(undefined);
-      const retry = () => void listen(channel, onPayload).then(() => onPayload(undefined), () => !closed && setTimeout(retry, RELISTEN_DELAY_MS));
+      const retry = () =>
+        void listen(channel, onPayload).then(
+          () => onPayload(undefined),
+          () => !closed && setTimeout(retry, RELISTEN_DELAY_MS),
+        );
       setTimeout(retry, RELISTEN_DELAY_MS);
     });
     await client.connect();
@@ -143,7 +147,8 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
     adapter: new PrismaPg(pool),
     location,
     query: async <Row>(sql: string) => (await pool.query(sql)).rows as Row[],
-    queryRows: async (sql, args) => (await pool.query({ name: statementName(sql), text: sql, values: args, rowMode: 'array' })).rows,
+    queryRows: async (sql, args) =>
+      (await pool.query({ name: statementName(sql), text: sql, values: args, rowMode: 'array' })).rows,
     listen,
     pool,
     async close() {

@@ -13,22 +13,27 @@ const noFilter = { externalTables: [], externalEnums: [] };
  * to migrate never loads the schema engine (about 33 MB of WebAssembly that is not given back).
  */
 export async function hasPendingMigrations(engine: DatabaseEngine): Promise<boolean> {
-  const [table] = await engine.query<{ present: boolean }>(`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS present`);
+  const [table] = await engine.query<{ present: boolean }>(
+    `SELECT to_regclass('_prisma_migrations') IS NOT NULL AS present`,
+  );
   if (!table?.present) return true;
   const applied = await engine.query<{ migration_name: string; checksum: string }>(
     'SELECT migration_name, checksum FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
   );
   const recorded = new Set(applied.map((row) => `${row.migration_name} ${row.checksum}`));
   const { migrationDirectories } = await readMigrations();
-  return migrationDirectories.some(({ path, migrationFile: { content } }) =>
-    content.tag !== 'ok' || !recorded.has(`${path} ${createHash('sha256').update(content.value).digest('hex')}`),
+  return migrationDirectories.some(
+    ({ path, migrationFile: { content } }) =>
+      content.tag !== 'ok' || !recorded.has(`${path} ${createHash('sha256').update(content.value).digest('hex')}`),
   );
 }
 
 /** Applies the migrations the database has not seen yet; returns their names. */
 export async function applyMigrations(adapter: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
   const migrationsList = await readMigrations();
-  const result = await withSchemaEngine(adapter, (engine) => engine.applyMigrations({ migrationsList, filters: noFilter }));
+  const result = await withSchemaEngine(adapter, (engine) =>
+    engine.applyMigrations({ migrationsList, filters: noFilter }),
+  );
   return result.appliedMigrationNames;
 }
 
@@ -55,13 +60,19 @@ export async function pendingSchemaChanges(adapter: SqlMigrationAwareDriverAdapt
 
 export function migrationFolderName(name: string, now = new Date()): string {
   const stamp = now.toISOString().replace(/\D/g, '').slice(0, 14);
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '');
   if (!slug) throw new Error('a migration needs a name: npm run db:migration -- <name>');
   return `${stamp}_${slug}`;
 }
 
 /** Writes the pending changes as a new migration folder; returns its path, or undefined when nothing is pending. */
-export async function createMigration(adapter: SqlMigrationAwareDriverAdapterFactory, name: string): Promise<string | undefined> {
+export async function createMigration(
+  adapter: SqlMigrationAwareDriverAdapterFactory,
+  name: string,
+): Promise<string | undefined> {
   const folder = migrationFolderName(name);
   const sql = await pendingSchemaChanges(adapter);
   if (!sql) return undefined;

@@ -91,7 +91,9 @@ class Connection {
 
   /** Runs one message and sends the answer; true when the session is idle afterwards. */
   async #run(message: Uint8Array): Promise<boolean> {
-    const { messages, data } = await this.pglite.runExclusive(() => this.pglite.execProtocol(message, { throwOnError: false }));
+    const { messages, data } = await this.pglite.runExclusive(() =>
+      this.pglite.execProtocol(message, { throwOnError: false }),
+    );
     // A copy: the startup answer is a view of PGlite's buffer, which the next message overwrites.
     if (!this.socket.destroyed) this.socket.write(Buffer.from(data));
     const last = messages.at(-1);
@@ -137,10 +139,16 @@ export interface ShareOptions {
 }
 
 /** Listens on `DATA_DIR/.s.PGSQL.5432`; the caller holds the data directory's lock, so a socket file found there is stale. */
-export async function shareOverSocket(pglite: PGlite, dataDir: string, { idleInTransactionMs = 10_000 }: ShareOptions = {}): Promise<SharedDatabase> {
+export async function shareOverSocket(
+  pglite: PGlite,
+  dataDir: string,
+  { idleInTransactionMs = 10_000 }: ShareOptions = {},
+): Promise<SharedDatabase> {
   const path = socketPath(dataDir);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
-    throw new DatabaseStartError(`data directory ${dataDir} is too long a path for its socket (${path} exceeds ${MAX_SOCKET_PATH_BYTES} bytes)`);
+    throw new DatabaseStartError(
+      `data directory ${dataDir} is too long a path for its socket (${path} exceeds ${MAX_SOCKET_PATH_BYTES} bytes)`,
+    );
   }
   rmSync(path, { force: true });
   const connections = new Set<Connection>();

@@ -1,7 +1,10 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
-import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import {
+  bindMigrationAwareSqlAdapterFactory,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaEngine, SchemasContainer } from '@prisma/schema-engine-wasm';
 
 export const prismaDir = resolve(import.meta.dirname, '../../prisma');
@@ -31,7 +34,10 @@ export async function readSchema(): Promise<SchemasContainer> {
 
 export async function readMigrations(): Promise<MigrationList> {
   const entries = await readdir(migrationsDir, { withFileTypes: true }).catch(() => []);
-  const directories = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  const directories = entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
   const lockfilePath = join(migrationsDir, 'migration_lock.toml');
   return {
     baseDir: migrationsDir,

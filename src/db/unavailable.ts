@@ -2,7 +2,16 @@
 // the service's state, not the request's fault nor a bug: answered 503 with Retry-After.
 
 /** Node's socket errors for a server that is down, unreachable or went away. */
-const socketCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const socketCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /** PostgreSQL: admin, crash and "cannot connect now" shutdowns, too many connections (class 08, connection exceptions, is matched apart). */
 const sqlStates = new Set(['57P01', '57P02', '57P03', '53300']);
@@ -28,14 +37,23 @@ interface ErrorLike {
 
 function signalsUnavailable(error: ErrorLike): boolean {
   const { code, kind, message } = error;
-  if (typeof code === 'string' && (socketCodes.has(code) || sqlStates.has(code) || prismaCodes.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+  if (
+    typeof code === 'string' &&
+    (socketCodes.has(code) || sqlStates.has(code) || prismaCodes.has(code) || /^08[0-9A-Z]{3}$/.test(code))
+  )
+    return true;
   if (typeof kind === 'string' && adapterKinds.has(kind)) return true;
   return typeof message === 'string' && messages.test(message);
 }
 
 /** The error and what it wraps: `cause`, a GraphQL error's original, Prisma's driver adapter error, an AggregateError's errors. */
 function wrapped(error: ErrorLike): unknown[] {
-  return [error.cause, error.originalError, error.meta?.driverAdapterError, ...(Array.isArray(error.errors) ? error.errors : [])];
+  return [
+    error.cause,
+    error.originalError,
+    error.meta?.driverAdapterError,
+    ...(Array.isArray(error.errors) ? error.errors : []),
+  ];
 }
 
 /** Whether the error, or anything it wraps, says the database cannot be reached now (refused, lost or shutting-down connections). */

@@ -13,7 +13,11 @@ export class DatabaseFileStore implements FileStore {
     const chunks = Array.from({ length: Math.ceil(bytes.length / CHUNK_BYTES) }, (_, index) => ({
       name,
       index,
-      data: new Uint8Array(bytes.buffer, bytes.byteOffset + index * CHUNK_BYTES, Math.min(CHUNK_BYTES, bytes.length - index * CHUNK_BYTES)) as Uint8Array<ArrayBuffer>,
+      data: new Uint8Array(
+        bytes.buffer,
+        bytes.byteOffset + index * CHUNK_BYTES,
+        Math.min(CHUNK_BYTES, bytes.length - index * CHUNK_BYTES),
+      ) as Uint8Array<ArrayBuffer>,
     }));
     // One row per statement keeps each statement small; the transaction keeps a file whole or absent.
     await prisma().$transaction(async (tx) => {
@@ -32,7 +36,10 @@ export class DatabaseFileStore implements FileStore {
   // One chunk in memory at a time, whatever the file's size.
   async *read(name: string, start: number, end: number): AsyncIterable<Uint8Array> {
     for (let index = Math.floor(start / CHUNK_BYTES); index <= Math.floor(end / CHUNK_BYTES); index++) {
-      const chunk = await prisma().fileChunk.findUnique({ where: { name_index: { name, index } }, select: { data: true } });
+      const chunk = await prisma().fileChunk.findUnique({
+        where: { name_index: { name, index } },
+        select: { data: true },
+      });
       if (!chunk) return;
       const offset = index * CHUNK_BYTES;
       yield chunk.data.subarray(Math.max(0, start - offset), end - offset + 1);

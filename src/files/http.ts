@@ -23,11 +23,16 @@ export function limitByKind(json: MiddlewareHandler, upload: MiddlewareHandler):
 const RUNNABLE_TYPES = new Set(['text/html', 'application/xhtml+xml', 'image/svg+xml']);
 
 /** The bytes a `Range` header asks for (one range; several are answered whole), 'unsatisfiable', or undefined for all. */
-export function requestedRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+export function requestedRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | undefined {
   const match = header && /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!match || (match[1] === '' && match[2] === '')) return undefined;
   const [start, end] =
-    match[1] === '' ? [Math.max(0, size - Number(match[2])), size - 1] : [Number(match[1]), match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1)];
+    match[1] === ''
+      ? [Math.max(0, size - Number(match[2])), size - 1]
+      : [Number(match[1]), match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1)];
   return start > end || start >= size ? 'unsatisfiable' : { start, end };
 }
 
@@ -57,7 +62,11 @@ export function fileRoutes(): Hono {
     const { start, end } = range ?? { start: 0, end: size - 1 };
     const body = Readable.toWeb(Readable.from(fileStore().read(name, start, end))) as ReadableStream<Uint8Array>;
     if (!range) return c.body(body, 200, { ...headers, 'Content-Length': String(size) });
-    return c.body(body, 206, { ...headers, 'Content-Length': String(end - start + 1), 'Content-Range': `bytes ${start}-${end}/${size}` });
+    return c.body(body, 206, {
+      ...headers,
+      'Content-Length': String(end - start + 1),
+      'Content-Range': `bytes ${start}-${end}/${size}`,
+    });
   });
   return routes;
 }

@@ -12,7 +12,9 @@ export const allowedContentTypes: Readonly<Record<string, string>> = {
   'text/plain': 'txt',
 };
 
-const contentTypeOfExtension = Object.fromEntries(Object.entries(allowedContentTypes).map(([type, extension]) => [extension, type]));
+const contentTypeOfExtension = Object.fromEntries(
+  Object.entries(allowedContentTypes).map(([type, extension]) => [extension, type]),
+);
 
 const startsWith = (bytes: Uint8Array, signature: string, offset = 0) =>
   [...signature].every((char, index) => bytes[offset + index] === char.charCodeAt(0));

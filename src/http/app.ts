@@ -58,9 +58,13 @@ const graphqlPath = '/graphql';
 function bodyLimits(config: Pick<Config, 'maxBodyBytes' | 'maxUploadBytes'>): Plugin {
   return {
     onRequestParse({ request }) {
-      const limit = isMultipart(request.headers.get('content-type') ?? undefined) ? uploadBodyBytes(config.maxUploadBytes) : config.maxBodyBytes;
+      const limit = isMultipart(request.headers.get('content-type') ?? undefined)
+        ? uploadBodyBytes(config.maxUploadBytes)
+        : config.maxBodyBytes;
       if (Number(request.headers.get('content-length')) > limit) {
-        throw new GraphQLError(`Request body larger than ${limit} bytes`, { extensions: { code: 'PAYLOAD_TOO_LARGE', http: { status: 413 } } });
+        throw new GraphQLError(`Request body larger than ${limit} bytes`, {
+          extensions: { code: 'PAYLOAD_TOO_LARGE', http: { status: 413 } },
+        });
       }
     },
   };
@@ -130,7 +134,11 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
   app.get('/ready', async (c) =>
     (await databaseAnswers()) ? c.json({ status: 'ready' }) : c.json({ status: 'unavailable' }, 503),
   );
-  useFileStore(config.fileStore === 'database' ? new DatabaseFileStore(config.maxUploadBytes) : new DirectoryFileStore(config.filesDir, config.maxUploadBytes));
+  useFileStore(
+    config.fileStore === 'database'
+      ? new DatabaseFileStore(config.maxUploadBytes)
+      : new DirectoryFileStore(config.filesDir, config.maxUploadBytes),
+  );
   app.route(filesPath, fileRoutes());
   if (config.graphiql) app.route(GRAPHIQL_ASSETS_PATH, graphiqlAssets());
   // On the main port only when guarded by a token; METRICS_PORT serves it apart (main.ts).
@@ -145,7 +153,10 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
   app.notFound((c) => c.json({ detail: 'Not Found' }, 404));
   app.onError((error, c) => {
     if (isDatabaseUnavailable(error)) {
-      logger.warn({ requestId: currentRequest()?.id, reason: error.message.split('\n').pop() }, 'the database cannot be reached');
+      logger.warn(
+        { requestId: currentRequest()?.id, reason: error.message.split('\n').pop() },
+        'the database cannot be reached',
+      );
       const answer = unavailable();
       return c.json(answer.body, 503, answer.headers);
     }
@@ -159,8 +170,13 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     live,
     trustedDocuments,
     router: app,
-    listener: observedListener((request, response) => void (isGraphQL(request.url ?? '/') ? yoga(request, response) : routerListener(request, response)), { metrics }),
-    request: async (path, init) => (isGraphQL(path) ? yoga.fetch(new URL(path, 'http://localhost'), init ?? {}) : app.request(path, init)),
+    listener: observedListener(
+      (request, response) =>
+        void (isGraphQL(request.url ?? '/') ? yoga(request, response) : routerListener(request, response)),
+      { metrics },
+    ),
+    request: async (path, init) =>
+      isGraphQL(path) ? yoga.fetch(new URL(path, 'http://localhost'), init ?? {}) : app.request(path, init),
     close: async () => rateLimits?.close(),
   };
 }

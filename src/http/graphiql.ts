@@ -19,7 +19,10 @@ const assets = new Map<string, { type: string; body: (b: Bundle) => string | Uin
   ['json.worker.js', { type: javascript, body: (b) => b.jsonWorker }],
   ['graphql.worker.js', { type: javascript, body: (b) => b.graphqlWorker }],
   // The bundle holds the icon as a base64 data: URL.
-  ['favicon.ico', { type: 'image/x-icon', body: (b) => new Uint8Array(Buffer.from(b.favicon.split(',')[1] ?? '', 'base64')) }],
+  [
+    'favicon.ico',
+    { type: 'image/x-icon', body: (b) => new Uint8Array(Buffer.from(b.favicon.split(',')[1] ?? '', 'base64')) },
+  ],
 ]);
 
 /** What the query editor opens with when the browser has no query of its own: a nested read of the demo boards. */

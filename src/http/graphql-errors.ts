@@ -14,7 +14,11 @@ import { boundedMessage } from './quoting.js';
 export function maskError(error: unknown, message: string, isDev?: boolean): Error {
   const located = error instanceof GraphQLError ? error : undefined;
   if (located?.originalError instanceof PothosValidationError) {
-    return new GraphQLError(located.originalError.message, { nodes: located.nodes, path: located.path, extensions: { code: 'BAD_USER_INPUT' } });
+    return new GraphQLError(located.originalError.message, {
+      nodes: located.nodes,
+      path: located.path,
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   }
   if (isDatabaseUnavailable(error)) return serviceUnavailable(located);
   return maskErrorByDefault(error, message, isDev);
@@ -26,7 +30,14 @@ type Extensions = GraphQLError['extensions'] & { http?: { status?: number }; une
 function reworded(error: GraphQLError, extensions: Extensions): GraphQLError {
   const message = boundedMessage(error.message);
   if (message === error.message && extensions === error.extensions) return error;
-  return new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions });
+  return new GraphQLError(message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions,
+  });
 }
 
 /** A field error leaves the status alone: an answer with data is 200. */
@@ -50,7 +61,8 @@ function asRequestError(error: GraphQLError): GraphQLError {
 const isUnavailable = (error: GraphQLError) => error.extensions?.code === 'SERVICE_UNAVAILABLE';
 
 /** No root field was answered: a retry loses nothing. */
-const nothingAnswered = (data: ExecutionResult['data']) => data == null || Object.values(data).every((value) => value === null);
+const nothingAnswered = (data: ExecutionResult['data']) =>
+  data == null || Object.values(data).every((value) => value === null);
 
 /**
  * The HTTP status of a `/graphql` answer follows the GraphQL-over-HTTP specification: an answer
@@ -66,7 +78,8 @@ function statusByGraphQLOverHttp(): Plugin {
       const { errors } = result as ExecutionResult;
       if (!errors?.length) return;
       const { data } = result as ExecutionResult;
-      if (errors.some(isUnavailable) && nothingAnswered(data)) return setResult({ errors: errors.filter(isUnavailable) });
+      if (errors.some(isUnavailable) && nothingAnswered(data))
+        return setResult({ errors: errors.filter(isUnavailable) });
       setResult({ ...result, errors: errors.map(data === undefined ? asRequestError : asFieldError) });
     },
   };
@@ -76,11 +89,13 @@ function statusByGraphQLOverHttp(): Plugin {
 const emptyAnswers: Record<number, { code: string; message: (response: Response) => string }> = {
   406: {
     code: 'NOT_ACCEPTABLE',
-    message: (response) => `Not Acceptable: the Accept header must allow one of ${response.headers.get('accept') ?? 'application/graphql-response+json, application/json'}`,
+    message: (response) =>
+      `Not Acceptable: the Accept header must allow one of ${response.headers.get('accept') ?? 'application/graphql-response+json, application/json'}`,
   },
   415: {
     code: 'UNSUPPORTED_MEDIA_TYPE',
-    message: () => 'Unsupported Media Type: send the operation as application/json (or application/graphql, application/x-www-form-urlencoded, or multipart/form-data with files)',
+    message: () =>
+      'Unsupported Media Type: send the operation as application/json (or application/graphql, application/x-www-form-urlencoded, or multipart/form-data with files)',
   },
 };
 
@@ -91,7 +106,9 @@ function explainedEmptyAnswers(): Plugin {
       if (!answer) return;
       const headers = new fetchAPI.Headers(response.headers);
       headers.set('content-type', 'application/json; charset=utf-8');
-      const body = JSON.stringify({ errors: [{ message: answer.message(response), extensions: { code: answer.code } }] });
+      const body = JSON.stringify({
+        errors: [{ message: answer.message(response), extensions: { code: answer.code } }],
+      });
       setResponse(new fetchAPI.Response(body, { status: response.status, statusText: response.statusText, headers }));
     },
   };

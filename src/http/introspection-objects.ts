@@ -18,7 +18,12 @@ import {
  * counts that type; with a variable, every type. Counting stops once past `budget` and answers
  * Infinity: measuring a hostile selection costs no more than `budget` objects.
  */
-export function introspectionObjects(schema: GraphQLSchema, fragments: Record<string, FragmentDefinitionNode>, field: FieldNode, budget: number): number {
+export function introspectionObjects(
+  schema: GraphQLSchema,
+  fragments: Record<string, FragmentDefinitionNode>,
+  field: FieldNode,
+  budget: number,
+): number {
   let counted = 0;
   // What graphql-js's introspection resolvers read of their arguments and info.
   const allMembers = { includeDeprecated: true };
@@ -33,14 +38,21 @@ export function introspectionObjects(schema: GraphQLSchema, fragments: Record<st
     for (const selection of selectionSet.selections) {
       if (selection.kind !== Kind.FIELD) {
         // Fragments inside introspection are on the introspection type at hand.
-        const inner = selection.kind === Kind.INLINE_FRAGMENT ? selection.selectionSet : fragments[selection.name.value]?.selectionSet;
+        const inner =
+          selection.kind === Kind.INLINE_FRAGMENT
+            ? selection.selectionSet
+            : fragments[selection.name.value]?.selectionSet;
         if (inner) fieldsOf(inner, type, element);
         continue;
       }
       if (!selection.selectionSet) continue;
       const definition = type.getFields()[selection.name.value];
       if (!definition?.resolve) continue;
-      objects(selection.selectionSet, getNamedType(definition.type) as GraphQLObjectType, definition.resolve(element, allMembers, undefined, info));
+      objects(
+        selection.selectionSet,
+        getNamedType(definition.type) as GraphQLObjectType,
+        definition.resolve(element, allMembers, undefined, info),
+      );
     }
   };
 

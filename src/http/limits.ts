@@ -1,4 +1,10 @@
-import { getOperationAST, GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  getOperationAST,
+  GraphQLError,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import { countRows, type RowCount } from './node-limit.js';
@@ -26,7 +32,12 @@ const introspectionLimit = 1;
 
 function refusalOfShape(shape: OperationShape, limits: Limits): Refusal | undefined {
   if (shape.aliases > limits.maxAliases) {
-    return { message: `Operation uses ${shape.aliases} aliases; the limit is ${limits.maxAliases}.`, measure: 'aliases', found: shape.aliases, limit: limits.maxAliases };
+    return {
+      message: `Operation uses ${shape.aliases} aliases; the limit is ${limits.maxAliases}.`,
+      measure: 'aliases',
+      found: shape.aliases,
+      limit: limits.maxAliases,
+    };
   }
   if (shape.depth > limits.maxDepth) {
     const message = `Operation nests ${shape.depth} fields deep, at ${shape.deepestPath}; the limit is ${limits.maxDepth} (a connection costs three: the field, edges and node).`;
@@ -36,7 +47,13 @@ function refusalOfShape(shape: OperationShape, limits: Limits): Refusal | undefi
     const paths = shape.introspection[field];
     if (paths.length > introspectionLimit) {
       const message = `Operation selects ${field} ${paths.length} times (${paths.join(', ')}); the limit is ${introspectionLimit} per operation.`;
-      return { message, measure: field, found: paths.length, limit: introspectionLimit, path: paths[introspectionLimit] };
+      return {
+        message,
+        measure: field,
+        found: paths.length,
+        limit: introspectionLimit,
+        path: paths[introspectionLimit],
+      };
     }
   }
   return undefined;
@@ -49,7 +66,13 @@ function refusalOfRows(count: RowCount, maxNodes: number): Refusal | undefined {
   const message =
     `Operation could return ${figure} rows; the limit is ${maxNodes}. Each connection counts its page size (first or last, else 20) ` +
     `for every row above it; ${largest} come from ${count.largestPath}. Ask for smaller pages or fewer levels.`;
-  return { message, measure: 'rows', ...(Number.isFinite(count.rows) && { found: count.rows }), limit: maxNodes, path: count.largestPath };
+  return {
+    message,
+    measure: 'rows',
+    ...(Number.isFinite(count.rows) && { found: count.rows }),
+    limit: maxNodes,
+    path: count.largestPath,
+  };
 }
 
 function verdictOf(shape: OperationShape, limits: Limits): Verdict {
@@ -64,11 +87,18 @@ function verdictOf(shape: OperationShape, limits: Limits): Verdict {
 function refusalError({ message, ...extensions }: Refusal): GraphQLError {
   // A request error, answered as GraphQL over HTTP answers a validation failure: 400 to
   // application/graphql-response+json, 200 to application/json.
-  return new GraphQLError(message, { extensions: { code: 'OPERATION_TOO_COMPLEX', ...extensions, http: { status: 400, spec: true } } });
+  return new GraphQLError(message, {
+    extensions: { code: 'OPERATION_TOO_COMPLEX', ...extensions, http: { status: 400, spec: true } },
+  });
 }
 
 /** Measures an operation with a request's variables; `operationMeasure` makes one per set of limits. */
-export type OperationMeasure = (schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>) => Measure;
+export type OperationMeasure = (
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+) => Measure;
 
 /**
  * One model of what an operation may ask: the rows it could return (MAX_NODES), how deep it nests

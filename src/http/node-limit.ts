@@ -27,7 +27,9 @@ export interface RowCount {
 
 /** The page a connection asks for: `first` or `last`, else the default; a size the field will refuse counts as the largest. */
 export function pageSize(page: PageArguments, variables: Record<string, unknown>): number {
-  const asked = [page.first, page.last].map((node) => node && valueFromASTUntyped(node, variables)).find((size) => size != null) ?? defaultPageSize;
+  const asked =
+    [page.first, page.last].map((node) => node && valueFromASTUntyped(node, variables)).find((size) => size != null) ??
+    defaultPageSize;
   return Number.isInteger(asked) ? Math.min(Math.max(asked as number, 0), maxPageSize) : maxPageSize;
 }
 

@@ -43,7 +43,8 @@ interface Part {
   rows: RowSource[];
 }
 
-const isConnection = (type: GraphQLNamedType) => isObjectType(type) && 'edges' in type.getFields() && 'pageInfo' in type.getFields();
+const isConnection = (type: GraphQLNamedType) =>
+  isObjectType(type) && 'edges' in type.getFields() && 'pageInfo' in type.getFields();
 
 const isIntrospection = (name: string) => name === SchemaMetaFieldDef.name || name === TypeMetaFieldDef.name;
 
@@ -75,7 +76,10 @@ class ShapeWalk {
   private selection(selection: SelectionNode, type: GraphQLNamedType | undefined): Part {
     if (selection.kind === Kind.FIELD) return this.field(selection, type);
     if (selection.kind === Kind.INLINE_FRAGMENT) {
-      return this.selections(selection.selectionSet, selection.typeCondition ? this.schema.getType(selection.typeCondition.name.value) ?? undefined : type);
+      return this.selections(
+        selection.selectionSet,
+        selection.typeCondition ? (this.schema.getType(selection.typeCondition.name.value) ?? undefined) : type,
+      );
     }
     return this.fragment(selection.name.value);
   }
@@ -85,7 +89,10 @@ class ShapeWalk {
     if (!part) {
       // Validation has already refused unknown and cyclic fragments.
       const fragment = this.fragments[name];
-      part = this.selections(fragment.selectionSet, this.schema.getType(fragment.typeCondition.name.value) ?? undefined);
+      part = this.selections(
+        fragment.selectionSet,
+        this.schema.getType(fragment.typeCondition.name.value) ?? undefined,
+      );
       // Every spread shares one row source, which the count then counts once.
       if (part.rows.length) part.rows = [{ inner: part.rows }];
       this.fragmentParts.set(name, part);
@@ -100,12 +107,22 @@ class ShapeWalk {
     if (!node.selectionSet) return leaf;
     const name = node.name.value;
     const definition = isIntrospection(name)
-      ? (name === SchemaMetaFieldDef.name ? SchemaMetaFieldDef : TypeMetaFieldDef)
-      : isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
+      ? name === SchemaMetaFieldDef.name
+        ? SchemaMetaFieldDef
+        : TypeMetaFieldDef
+      : isObjectType(parent) || isInterfaceType(parent)
+        ? parent.getFields()[name]
+        : undefined;
     const type = definition && getNamedType(definition.type);
     const inner = this.selections(node.selectionSet, type);
     const prefixed = inner.introspection.map(({ field, path }) => ({ field, path: `${key}.${path}` }));
-    const part: Part = { depth: 1 + inner.depth, deepest: [key, ...inner.deepest], aliases: aliased + inner.aliases, introspection: prefixed, rows: [] };
+    const part: Part = {
+      depth: 1 + inner.depth,
+      deepest: [key, ...inner.deepest],
+      aliases: aliased + inner.aliases,
+      introspection: prefixed,
+      rows: [],
+    };
     if (isIntrospection(name)) {
       // An introspection answer is measured by its objects, which bound it better than its depth:
       // GraphiQL's own introspection query is 15 fields deep.
@@ -139,14 +156,28 @@ class ShapeWalk {
  * operation. Introspection answers are counted up to `introspectionBudget` objects in all, so that
  * measuring a hostile document costs no more than that.
  */
-export function operationShape(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, introspectionBudget: number): OperationShape {
+export function operationShape(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  introspectionBudget: number,
+): OperationShape {
   const fragments = Object.fromEntries(
-    document.definitions.filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION).map((fragment) => [fragment.name.value, fragment]),
+    document.definitions
+      .filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION)
+      .map((fragment) => [fragment.name.value, fragment]),
   );
-  const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  const root =
+    operation.operation === 'query'
+      ? schema.getQueryType()
+      : operation.operation === 'mutation'
+        ? schema.getMutationType()
+        : schema.getSubscriptionType();
   const walk = new ShapeWalk(schema, fragments, introspectionBudget);
   const part = walk.selections(operation.selectionSet, root ?? undefined);
-  const pathsOf = (field: '__schema' | '__type') => [...new Set(part.introspection.filter((each) => each.field === field).map((each) => each.path))];
+  const pathsOf = (field: '__schema' | '__type') => [
+    ...new Set(part.introspection.filter((each) => each.field === field).map((each) => each.path)),
+  ];
   return {
     depth: part.depth,
     deepestPath: part.deepest.join('.'),
@@ -155,7 +186,9 @@ export function operationShape(schema: GraphQLSchema, document: DocumentNode, op
     rows: part.rows,
     variablePages: walk.variablePages,
     variableDefaults: Object.fromEntries(
-      (operation.variableDefinitions ?? []).filter((variable) => variable.defaultValue).map((variable) => [variable.variable.name.value, valueFromASTUntyped(variable.defaultValue!)]),
+      (operation.variableDefinitions ?? [])
+        .filter((variable) => variable.defaultValue)
+        .map((variable) => [variable.variable.name.value, valueFromASTUntyped(variable.defaultValue!)]),
     ),
   };
 }

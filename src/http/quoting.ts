@@ -10,7 +10,8 @@ const MAX_QUOTED_DEPTH = 4;
 
 const ellipsis = '…';
 
-const cut = (text: string) => (text.length > MAX_QUOTED_CHARACTERS ? text.slice(0, MAX_QUOTED_CHARACTERS) + ellipsis : text);
+const cut = (text: string) =>
+  text.length > MAX_QUOTED_CHARACTERS ? text.slice(0, MAX_QUOTED_CHARACTERS) + ellipsis : text;
 
 /** A bounded copy of a caller's value, as FastAPI's `input` echoes it: small values unchanged, long strings cut, long or deep lists and objects elided. */
 export function quotable(value: unknown, depth = 0): unknown {
@@ -31,6 +32,8 @@ const MAX_MESSAGE_CHARACTERS = 500;
 
 /** A message with every quoted string (as graphql-js and our errors quote values: JSON) cut to a short prefix, and the whole bounded. */
 export function boundedMessage(message: string): string {
-  const quoted = message.replace(/"((?:[^"\\]|\\.)*)"/g, (whole, inner: string) => (inner.length > MAX_QUOTED_CHARACTERS ? `"${cut(inner)}"` : whole));
+  const quoted = message.replace(/"((?:[^"\\]|\\.)*)"/g, (whole, inner: string) =>
+    inner.length > MAX_QUOTED_CHARACTERS ? `"${cut(inner)}"` : whole,
+  );
   return quoted.length > MAX_MESSAGE_CHARACTERS ? quoted.slice(0, MAX_MESSAGE_CHARACTERS) + ellipsis : quoted;
 }

@@ -27,9 +27,15 @@ interface ArgumentSite {
 // Found once per parsed operation; Yoga's document cache hands back the same one for the same text.
 const sitesOf = new WeakMap<OperationDefinitionNode, ArgumentSite[]>();
 
-function argumentSites(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): ArgumentSite[] {
+function argumentSites(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+): ArgumentSite[] {
   const fragments = new Map(
-    document.definitions.filter((node): node is FragmentDefinitionNode => node.kind === Kind.FRAGMENT_DEFINITION).map((node) => [node.name.value, node]),
+    document.definitions
+      .filter((node): node is FragmentDefinitionNode => node.kind === Kind.FRAGMENT_DEFINITION)
+      .map((node) => [node.name.value, node]),
   );
   const sites: ArgumentSite[] = [];
   const spread = new Set<string>();
@@ -41,7 +47,10 @@ function argumentSites(schema: GraphQLSchema, document: DocumentNode, operation:
         if (selection.arguments?.length) sites.push({ field, node: selection });
         if (selection.selectionSet) walk(selection.selectionSet, getNamedType(field.type));
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        walk(selection.selectionSet, selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type);
+        walk(
+          selection.selectionSet,
+          selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type,
+        );
       } else if (!spread.has(selection.name.value)) {
         // A fragment's arguments are the same wherever it is spread.
         spread.add(selection.name.value);
@@ -50,13 +59,22 @@ function argumentSites(schema: GraphQLSchema, document: DocumentNode, operation:
       }
     }
   };
-  const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  const root =
+    operation.operation === 'query'
+      ? schema.getQueryType()
+      : operation.operation === 'mutation'
+        ? schema.getMutationType()
+        : schema.getSubscriptionType();
   walk(operation.selectionSet, root);
   return sites;
 }
 
 /** A field's argument values; none when they do not coerce, which the executor reports in its own words. */
-function argumentValues(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Record<string, unknown>): Record<string, unknown> {
+function argumentValues(
+  field: GraphQLField<unknown, unknown>,
+  node: FieldNode,
+  variables: Record<string, unknown>,
+): Record<string, unknown> {
   try {
     return getArgumentValues(field, node, variables);
   } catch {
@@ -82,7 +100,10 @@ export function storableArguments(): Plugin {
       const variables = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
       if (variables.errors) return;
       // Variables first, so a value from one is named by its variable's path (the REST layer's too); then the literals.
-      const values = [...Object.entries(variables.coerced), ...sites.flatMap(({ field, node }) => Object.entries(argumentValues(field, node, variables.coerced)))];
+      const values = [
+        ...Object.entries(variables.coerced),
+        ...sites.flatMap(({ field, node }) => Object.entries(argumentValues(field, node, variables.coerced))),
+      ];
       for (const [name, value] of values) {
         const error = unstorableInput(value, name);
         if (error) return setResultAndStopExecution({ errors: [error] });

@@ -14,11 +14,16 @@ interface ApolloManifest {
 
 // Request errors, answered as GraphQL over HTTP answers a validation failure: 400 to
 // application/graphql-response+json, 200 to application/json.
-const refusal = (code: string, message: string) => new GraphQLError(message, { extensions: { code, http: { status: 400, spec: true } } });
+const refusal = (code: string, message: string) =>
+  new GraphQLError(message, { extensions: { code, http: { status: 400, spec: true } } });
 
 export const idRequired = () =>
-  refusal('PERSISTED_QUERY_ID_REQUIRED', 'This server runs only trusted documents: send the id of one in extensions.persistedQuery.sha256Hash (with version 1), not a query');
-export const notInList = (id: string) => refusal('PERSISTED_QUERY_NOT_IN_LIST', `No trusted document has the id ${id.slice(0, 100)}`);
+  refusal(
+    'PERSISTED_QUERY_ID_REQUIRED',
+    'This server runs only trusted documents: send the id of one in extensions.persistedQuery.sha256Hash (with version 1), not a query',
+  );
+export const notInList = (id: string) =>
+  refusal('PERSISTED_QUERY_NOT_IN_LIST', `No trusted document has the id ${id.slice(0, 100)}`);
 
 /**
  * Reads a manifest: `{"<id>": "<document>", ...}` (GraphQL Codegen's client preset, Relay, and
@@ -38,11 +43,14 @@ export function loadTrustedDocuments(path: string): TrustedDocuments {
       : Object.entries(manifest ?? {});
   const documents = new Map<string, DocumentNode>();
   for (const [id, text] of entries) {
-    if (typeof text !== 'string') throw new Error(`TRUSTED_DOCUMENTS: the document of ${id} in ${path} is not a string`);
+    if (typeof text !== 'string')
+      throw new Error(`TRUSTED_DOCUMENTS: the document of ${id} in ${path} is not a string`);
     try {
       documents.set(id, parse(text));
     } catch (error) {
-      throw new Error(`TRUSTED_DOCUMENTS: the document of ${id} in ${path} does not parse (${(error as Error).message})`);
+      throw new Error(
+        `TRUSTED_DOCUMENTS: the document of ${id} in ${path} does not parse (${(error as Error).message})`,
+      );
     }
   }
   return documents;
@@ -60,7 +68,8 @@ export function useTrustedDocuments(documents: TrustedDocuments): Plugin {
     customErrors: {
       persistedQueryOnly: idRequired,
       keyNotFound: idRequired,
-      notFound: ({ params }) => notInList(String((params.extensions?.persistedQuery as { sha256Hash?: unknown } | undefined)?.sha256Hash)),
+      notFound: ({ params }) =>
+        notInList(String((params.extensions?.persistedQuery as { sha256Hash?: unknown } | undefined)?.sha256Hash)),
     },
   });
 }

@@ -7,17 +7,27 @@ import { unauthenticated } from '../schema/errors.js';
 export const publicField = { public: true } as const;
 
 /** Whether every root field the operation selects, through its fragments too, is public. */
-function onlyPublicFields(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): boolean {
+function onlyPublicFields(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): boolean {
   const operation = getOperationAST(document, operationName);
   const root = operation && schema.getRootType(operation.operation);
   if (!root) return false;
   const fields = root.getFields();
-  const fragments = new Map(document.definitions.flatMap((definition) => (definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition.selectionSet] as const] : [])));
+  const fragments = new Map(
+    document.definitions.flatMap((definition) =>
+      definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition.selectionSet] as const] : [],
+    ),
+  );
   const allPublic = (selectionSet: SelectionSetNode | undefined): boolean =>
     !!selectionSet &&
     selectionSet.selections.every((selection) => {
       if (selection.kind === Kind.FIELD) return fields[selection.name.value]?.extensions.public === true;
-      return allPublic(selection.kind === Kind.INLINE_FRAGMENT ? selection.selectionSet : fragments.get(selection.name.value));
+      return allPublic(
+        selection.kind === Kind.INLINE_FRAGMENT ? selection.selectionSet : fragments.get(selection.name.value),
+      );
     });
   return allPublic(operation.selectionSet);
 }
@@ -27,8 +37,17 @@ function onlyPublicFields(schema: GraphQLSchema, document: DocumentNode, operati
  * only for public fields: a caller without a key learns nothing else, over /graphql and REST alike.
  */
 export function useRequirePrincipal(): Plugin<Context> {
-  const refuse = ({ args, setResultAndStopExecution }: { args: { contextValue: unknown; schema: GraphQLSchema; document: DocumentNode; operationName?: string | null }; setResultAndStopExecution(result: { errors: ReturnType<typeof unauthenticated>[] }): void }) => {
-    if ((args.contextValue as Context).principal === null && !onlyPublicFields(args.schema, args.document, args.operationName)) {
+  const refuse = ({
+    args,
+    setResultAndStopExecution,
+  }: {
+    args: { contextValue: unknown; schema: GraphQLSchema; document: DocumentNode; operationName?: string | null };
+    setResultAndStopExecution(result: { errors: ReturnType<typeof unauthenticated>[] }): void;
+  }) => {
+    if (
+      (args.contextValue as Context).principal === null &&
+      !onlyPublicFields(args.schema, args.document, args.operationName)
+    ) {
       setResultAndStopExecution({ errors: [unauthenticated()] });
     }
   };

@@ -21,7 +21,8 @@ export interface StreamScope {
 // A timer fires at most every ~24.8 days (a 32-bit delay): a later expiry is simply looked at again then.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-const mayRead = (principal: Principal, organizationId: number) => principal.isAdmin || roleAllows(principal.roles.get(organizationId), 'read');
+const mayRead = (principal: Principal, organizationId: number) =>
+  principal.isAdmin || roleAllows(principal.roles.get(organizationId), 'read');
 
 /**
  * The caller's stream of the events in `scope`. The caller's access is checked again before every
@@ -48,12 +49,17 @@ export async function openStream(ctx: Context, scope: StreamScope): Promise<Asyn
   // Re-armed after every check, so an expiry moved since the stream opened is the one watched.
   const watchExpiry = (expiresAt: Date | null) => {
     clearTimeout(expiry);
-    if (expiresAt && !closed) expiry = setTimeout(() => deliver(), Math.min(Math.max(0, expiresAt.getTime() - Date.now()), MAX_TIMER_MS)).unref();
+    if (expiresAt && !closed)
+      expiry = setTimeout(
+        () => deliver(),
+        Math.min(Math.max(0, expiresAt.getTime() - Date.now()), MAX_TIMER_MS),
+      ).unref();
   };
   const refusal = async (): Promise<GraphQLError | undefined> => {
     const current = await resolvePrincipal(secret);
     if (!current) return unauthenticated('The API key was revoked or has expired: the subscription ended');
-    if (!mayRead(current, scope.organizationId)) return forbidden('Access to the organization was withdrawn: the subscription ended');
+    if (!mayRead(current, scope.organizationId))
+      return forbidden('Access to the organization was withdrawn: the subscription ended');
     watchExpiry(current.expiresAt);
     return undefined;
   };

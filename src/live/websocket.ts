@@ -12,7 +12,10 @@ const GRAPHQL_PATH = '/graphql';
 type Enveloped = ReturnType<Gateway['yoga']['getEnveloped']>;
 
 /** The key of a WebSocket client: its connection parameters (browsers cannot set headers on a WebSocket), else the upgrade request's header. */
-function apiKeyOf(params: Readonly<Record<string, unknown>> | undefined, headers: Record<string, string | string[] | undefined>): string | undefined {
+function apiKeyOf(
+  params: Readonly<Record<string, unknown>> | undefined,
+  headers: Record<string, string | string[] | undefined>,
+): string | undefined {
   const fromParams = params?.['X-API-KEY'] ?? params?.['x-api-key'];
   if (typeof fromParams === 'string') return fromParams;
   const header = headers['x-api-key'];
@@ -24,14 +27,20 @@ function apiKeyOf(params: Readonly<Record<string, unknown>> | undefined, headers
  * /graphql, through the same Yoga (envelop) pipeline and context factory as HTTP, so keys, limits
  * and subscriptions are the same. Answers a function that closes every socket.
  */
-export function serveGraphQLOverWebSocket(server: Server, gateway: Pick<Gateway, 'yoga' | 'trustedDocuments'>): () => Promise<void> {
+export function serveGraphQLOverWebSocket(
+  server: Server,
+  gateway: Pick<Gateway, 'yoga' | 'trustedDocuments'>,
+): () => Promise<void> {
   const sockets = new WebSocketServer({ server, path: GRAPHQL_PATH });
   useServer(
     {
       onConnect: async (ctx) => {
         if (await resolvePrincipal(apiKeyOf(ctx.connectionParams, ctx.extra.request.headers))) return true;
         // graphql-ws would close with a bare "Forbidden"; closing first keeps this reason (ws ignores a second close).
-        ctx.extra.socket.close(CloseCode.Forbidden, 'Forbidden: the API key (X-API-KEY in the connection parameters) is missing, unknown, revoked or expired');
+        ctx.extra.socket.close(
+          CloseCode.Forbidden,
+          'Forbidden: the API key (X-API-KEY in the connection parameters) is missing, unknown, revoked or expired',
+        );
         return false;
       },
       execute: (args) => (args.rootValue as Enveloped).execute(args),
@@ -66,8 +75,9 @@ export function serveGraphQLOverWebSocket(server: Server, gateway: Pick<Gateway,
     },
     sockets,
   );
-  return () => new Promise((resolve) => {
-    for (const socket of sockets.clients) socket.terminate();
-    sockets.close(() => resolve());
-  });
+  return () =>
+    new Promise((resolve) => {
+      for (const socket of sockets.clients) socket.terminate();
+      sockets.close(() => resolve());
+    });
 }

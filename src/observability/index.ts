@@ -8,7 +8,8 @@ import { currentRequest, observeRequests, useOperationRecord, type RequestRecord
 import { endHttpSpan, tracedListener, tracing, useGraphQLSpans } from './tracing.js';
 
 /** Whether metrics are collected: only when they can be read (a token or a port of their own). */
-export const metricsOn = (config: { metricsToken?: string; metricsPort?: number }): boolean => config.metricsToken !== undefined || config.metricsPort !== undefined;
+export const metricsOn = (config: { metricsToken?: string; metricsPort?: number }): boolean =>
+  config.metricsToken !== undefined || config.metricsPort !== undefined;
 
 function logRequest(record: RequestRecord, route: string, status: number, ms: number): void {
   const { principal } = record;

@@ -12,7 +12,8 @@ const MAX_CAUSES = 8;
 
 // An API key's secret, and the value after a secret-like name in a message (Prisma quotes a failed call's arguments).
 const SECRET_KEY = /wbg_[\w-]+/g;
-const SECRET_FIELD = /((?:password|passwd|secret|token|api[_-]?key|authorization)\w*["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s,}]+)/gi;
+const SECRET_FIELD =
+  /((?:password|passwd|secret|token|api[_-]?key|authorization)\w*["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s,}]+)/gi;
 
 /** The text with API key secrets and the values of secret-named fields replaced. */
 export function scrub(text: string): string {
@@ -31,7 +32,12 @@ interface LoggedError {
 /** An error and its causes (`cause`, or GraphQL's `originalError`), each scrubbed of secrets. */
 function serializeError(error: unknown, depth = 0): LoggedError {
   if (!(error instanceof Error)) return { type: typeof error, message: scrub(String(error)) };
-  const { code, extensions, path, originalError } = error as Error & { code?: unknown; extensions?: { code?: unknown }; path?: readonly (string | number)[]; originalError?: unknown };
+  const { code, extensions, path, originalError } = error as Error & {
+    code?: unknown;
+    extensions?: { code?: unknown };
+    path?: readonly (string | number)[];
+    originalError?: unknown;
+  };
   const logged: LoggedError = { type: error.name, message: scrub(error.message) };
   const errorCode = extensions?.code ?? code;
   if (errorCode !== undefined) logged.code = errorCode;
@@ -44,15 +50,28 @@ function serializeError(error: unknown, depth = 0): LoggedError {
 
 function createLogger(level: string, destination?: DestinationStream): Logger {
   // Nothing logged carries headers or bodies; these paths guard fields a caller might add later.
-  return pino({ level, base: undefined, serializers: { err: serializeError }, redact: ['*.password', '*.token', '*.secret', '*["x-api-key"]', '*.authorization'] }, destination);
+  return pino(
+    {
+      level,
+      base: undefined,
+      serializers: { err: serializeError },
+      redact: ['*.password', '*.token', '*.secret', '*["x-api-key"]', '*.authorization'],
+    },
+    destination,
+  );
 }
 
 /** The process's logger: JSON lines on stdout until `configureLogging` says otherwise. */
 export let logger: Logger = createLogger(process.env.LOG_LEVEL || 'info');
 
 /** Sets the level and the output (pretty: pino-pretty's human-readable lines); tests pass a destination to read the lines. */
-export async function configureLogging(options: { level: string; format: LogFormat }, destination?: DestinationStream): Promise<Logger> {
-  const output = destination ?? (options.format === 'pretty' ? (await import('pino-pretty')).default({ colorize: true }) : undefined);
+export async function configureLogging(
+  options: { level: string; format: LogFormat },
+  destination?: DestinationStream,
+): Promise<Logger> {
+  const output =
+    destination ??
+    (options.format === 'pretty' ? (await import('pino-pretty')).default({ colorize: true }) : undefined);
   logger = createLogger(options.level, output);
   return logger;
 }
@@ -75,6 +94,7 @@ export function yogaLogger(): YogaLogger {
     debug: (message: string) => logger.debug(message),
     info: (message: string) => logger.info(message),
     warn: (message: string) => logger.warn(message),
-    error: (error: unknown) => logError(error, isDatabaseUnavailable(error) ? 'the database cannot be reached' : 'unexpected error'),
+    error: (error: unknown) =>
+      logError(error, isDatabaseUnavailable(error) ? 'the database cannot be reached' : 'unexpected error'),
   };
 }

@@ -115,7 +115,9 @@ export function countErrors(errors: readonly { extensions?: Record<string, unkno
 }
 
 // Phase timers without a closure per request: a phase's start is kept in the request's record.
-const timers = Object.fromEntries(['parse', 'validate', 'context', 'execute', 'subscribe'].map((phase) => [phase, phaseDuration.labels(phase)]));
+const timers = Object.fromEntries(
+  ['parse', 'validate', 'context', 'execute', 'subscribe'].map((phase) => [phase, phaseDuration.labels(phase)]),
+);
 function startPhase(): void {
   const request = currentRequest();
   if (request) request.phaseStart = performance.now();
@@ -148,8 +150,14 @@ export function useMetrics(): Plugin {
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** Answers a scrape: 401 without `Authorization: Bearer <token>` when a token is set. */
-export async function scrape(authorization: string | undefined, token: string | undefined): Promise<{ status: number; type: string; body: string }> {
-  if (token !== undefined && !(authorization?.startsWith('Bearer ') && timingSafeEqual(digest(authorization.slice(7)), digest(token)))) {
+export async function scrape(
+  authorization: string | undefined,
+  token: string | undefined,
+): Promise<{ status: number; type: string; body: string }> {
+  if (
+    token !== undefined &&
+    !(authorization?.startsWith('Bearer ') && timingSafeEqual(digest(authorization.slice(7)), digest(token)))
+  ) {
     return { status: 401, type: 'text/plain', body: 'A bearer token is needed (METRICS_TOKEN)\n' };
   }
   return { status: 200, type: registry.contentType, body: await registry.metrics() };

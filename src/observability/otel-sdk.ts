@@ -16,7 +16,10 @@ export function startSdk(serviceName: string): () => Promise<void> {
   });
   // Also installs the AsyncLocalStorage context manager, so a statement's span finds its request's.
   provider.register();
-  const stopPrisma = registerInstrumentations({ tracerProvider: provider, instrumentations: [new PrismaInstrumentation()] });
+  const stopPrisma = registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: [new PrismaInstrumentation()],
+  });
   return async () => {
     stopPrisma();
     await provider.shutdown();

@@ -58,7 +58,10 @@ const RECORD = Symbol('request record');
 type Observed = ServerResponse & { [RECORD]: RequestRecord };
 
 /** Opens a record for each request and runs the listener in its context; `closed` reports it when the response closes. */
-export function observeRequests(listener: RequestListener, closed: (record: RequestRecord, status: number) => void): RequestListener {
+export function observeRequests(
+  listener: RequestListener,
+  closed: (record: RequestRecord, status: number) => void,
+): RequestListener {
   // A module-level listener with `this` as the response: no closure per request.
   function onClose(this: Observed) {
     // 499 (nginx's convention): the client went away before the answer was complete.
@@ -67,7 +70,11 @@ export function observeRequests(listener: RequestListener, closed: (record: Requ
   return (request, response) => {
     const url = request.url ?? '/';
     const query = url.indexOf('?');
-    const record = new RequestRecord(requestId(request), request.method ?? 'GET', query < 0 ? url : url.slice(0, query));
+    const record = new RequestRecord(
+      requestId(request),
+      request.method ?? 'GET',
+      query < 0 ? url : url.slice(0, query),
+    );
     response.setHeader('x-request-id', record.id);
     (response as Observed)[RECORD] = record;
     response.once('close', onClose);

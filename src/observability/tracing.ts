@@ -93,5 +93,8 @@ export function useGraphQLSpans(): Plugin {
 
 /** A client span for one statement of the gateway's own (a read plan), which Prisma's instrumentation does not see. */
 export function traceStatement<T>(sql: string, run: () => Promise<T>): Promise<T> {
-  return inSpan('db.query', run, { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'postgresql', 'db.query.text': sql } });
+  return inSpan('db.query', run, {
+    kind: SpanKind.CLIENT,
+    attributes: { 'db.system.name': 'postgresql', 'db.query.text': sql },
+  });
 }

@@ -37,10 +37,13 @@ interface RuntimeModel {
  * (`@map`); the generated client keeps the latter only on the instance.
  */
 export function buildCatalog(client: Prisma): Map<ModelName, ModelTable> {
-  const runtime = (client as unknown as { _runtimeDataModel?: { models: Record<string, RuntimeModel> } })._runtimeDataModel;
-  if (!runtime) throw new Error('the Prisma client has no runtime data model: read plans need its table and column names');
+  const runtime = (client as unknown as { _runtimeDataModel?: { models: Record<string, RuntimeModel> } })
+    ._runtimeDataModel;
+  if (!runtime)
+    throw new Error('the Prisma client has no runtime data model: read plans need its table and column names');
   const models = getDatamodel().datamodel.models;
-  const dbName = (model: string, field: string) => runtime.models[model].fields.find((entry) => entry.name === field)?.dbName ?? field;
+  const dbName = (model: string, field: string) =>
+    runtime.models[model].fields.find((entry) => entry.name === field)?.dbName ?? field;
   const idColumn = (model: string) => dbName(model, models[model].fields.find((field) => field.isId)?.name ?? 'id');
   const catalog = new Map<ModelName, ModelTable>();
   for (const [model, { fields }] of Object.entries(models)) {
@@ -48,18 +51,39 @@ export function buildCatalog(client: Prisma): Map<ModelName, ModelTable> {
     const joins = new Map<string, Join>();
     for (const field of fields) {
       if (field.kind === 'scalar' || field.kind === 'enum') {
-        columns.set(field.name, { name: dbName(model, field.name), type: field.type, kind: field.kind, isRequired: field.isRequired, isList: field.isList });
+        columns.set(field.name, {
+          name: dbName(model, field.name),
+          type: field.type,
+          kind: field.kind,
+          isRequired: field.isRequired,
+          isList: field.isList,
+        });
         continue;
       }
       const from = field.relationFromFields ?? [];
       if (from.length === 1) {
-        joins.set(field.name, { target: field.type as ModelName, toMany: false, isRequired: field.isRequired, parentColumn: dbName(model, from[0]), childColumn: idColumn(field.type) });
+        joins.set(field.name, {
+          target: field.type as ModelName,
+          toMany: false,
+          isRequired: field.isRequired,
+          parentColumn: dbName(model, from[0]),
+          childColumn: idColumn(field.type),
+        });
         continue;
       }
       // The other side of a one-to-many relation holds the foreign key; implicit many-to-many has none and is left out.
-      const back = models[field.type].fields.find((other) => other.relationName === field.relationName && other !== field && other.relationFromFields?.length === 1);
+      const back = models[field.type].fields.find(
+        (other) =>
+          other.relationName === field.relationName && other !== field && other.relationFromFields?.length === 1,
+      );
       if (!back) continue;
-      joins.set(field.name, { target: field.type as ModelName, toMany: field.isList, isRequired: field.isRequired, parentColumn: idColumn(model), childColumn: dbName(field.type, back.relationFromFields![0]) });
+      joins.set(field.name, {
+        target: field.type as ModelName,
+        toMany: field.isList,
+        isRequired: field.isRequired,
+        parentColumn: idColumn(model),
+        childColumn: dbName(field.type, back.relationFromFields![0]),
+      });
     }
     catalog.set(model as ModelName, { table: runtime.models[model].dbName ?? model, columns, joins });
   }

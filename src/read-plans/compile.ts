@@ -18,7 +18,19 @@ import { defaultPageSize, maxPageSize } from '../schema/pagination.js';
 import type { Column, ModelTable } from './catalog.js';
 import type { ReadPlanExtension } from './extensions.js';
 import { collectFields, type SelectionScope } from './selection.js';
-import { base64Of, columnOf, isoTimestamp, jsonArray, jsonLiteral, jsonObject, jsonString, orNull, Parameters, quote, quoted } from './sql.js';
+import {
+  base64Of,
+  columnOf,
+  isoTimestamp,
+  jsonArray,
+  jsonLiteral,
+  jsonObject,
+  jsonString,
+  orNull,
+  Parameters,
+  quote,
+  quoted,
+} from './sql.js';
 import { allOf, orderSql, Unplannable, whereSql, type WhereScope } from './where.js';
 
 /** One statement answering a whole query operation: a column of JSON text per root response key. */
@@ -52,7 +64,8 @@ function checkNoScopes(extensions: Extensions, what: string): void {
 }
 
 function integer(value: unknown, least: number, most: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < least || value > most) throw new Unplannable(`page bound ${value}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < least || value > most)
+    throw new Unplannable(`page bound ${value}`);
   return value;
 }
 
@@ -73,7 +86,8 @@ function scalarJson(type: GraphQLOutputType, column: Column | undefined, value: 
   if (!column || (nonNull && !column.isRequired)) throw new Unplannable('nullable column behind a non-null field');
   let json: string;
   if (isListType(inner)) {
-    if (!column.isList || !['Int', 'Float', 'String', 'Boolean'].includes(getNamedType(inner).name)) throw new Unplannable('list');
+    if (!column.isList || !['Int', 'Float', 'String', 'Boolean'].includes(getNamedType(inner).name))
+      throw new Unplannable('list');
     json = `to_json(${value})::text`;
   } else if (isEnumType(inner)) {
     json = jsonString(value);
@@ -114,8 +128,14 @@ class Planner {
   /** A JSON object of the fields `nodes` select on a row of `model` under `alias`. */
   object(type: GraphQLObjectType, nodes: readonly FieldNode[], model: ModelName, alias: string): string {
     checkNoScopes(type.extensions, type.name);
-    const fields = collectFields(this.scope, type, nodes.map((node) => node.selectionSet));
-    return jsonObject([...fields].map(([key, selected]): [string, string] => [key, this.field(type, selected, model, alias)]));
+    const fields = collectFields(
+      this.scope,
+      type,
+      nodes.map((node) => node.selectionSet),
+    );
+    return jsonObject(
+      [...fields].map(([key, selected]): [string, string] => [key, this.field(type, selected, model, alias)]),
+    );
   }
 
   private field(type: GraphQLObjectType, nodes: FieldNode[], model: ModelName, alias: string): string {
@@ -132,36 +152,55 @@ class Planner {
     const exposed = extensions?.pothosExposedField as string | undefined;
     if (exposed) return scalarJson(definition.type, table.columns.get(exposed), column(exposed));
     const identified = planOf(type.extensions as Extensions);
-    if (name === 'id' && identified && 'globalIdField' in identified) return quoted(base64Of(`${type.name}:`, column(identified.globalIdField)));
+    if (name === 'id' && identified && 'globalIdField' in identified)
+      return quoted(base64Of(`${type.name}:`, column(identified.globalIdField)));
     if (extensions?.pothosPrismaRelationField) return this.relation(definition, nodes, model, alias);
     throw new Unplannable(`${type.name}.${name} has a resolver`);
   }
 
   /** A relation, with the arguments Pothos's own planning gives Prisma for it (order, page, filter). */
-  private relation(definition: GraphQLField<unknown, unknown>, nodes: FieldNode[], model: ModelName, alias: string): string {
+  private relation(
+    definition: GraphQLField<unknown, unknown>,
+    nodes: FieldNode[],
+    model: ModelName,
+    alias: string,
+  ): string {
     const extensions = definition.extensions as NonNullable<Extensions>;
     const relation = extensions.pothosPrismaRelationField.name as string;
     const join = this.table(model).joins.get(relation);
     if (!join) throw new Unplannable(`relation ${relation}`);
     const query = attempt(() => {
       const args = getArgumentValues(definition, nodes[0], this.scope.variables);
-      const selection = extensions.pothosPrismaSelect(args, this.scope.context, (nested: unknown) => nested, () => new Map([['edges', {}]]));
+      const selection = extensions.pothosPrismaSelect(
+        args,
+        this.scope.context,
+        (nested: unknown) => nested,
+        () => new Map([['edges', {}]]),
+      );
       return (selection?.select ?? selection?.include)?.[relation];
     });
-    if (query === undefined || typeof query?.then === 'function') throw new Unplannable(`relation ${relation} is loaded apart`);
+    if (query === undefined || typeof query?.then === 'function')
+      throw new Unplannable(`relation ${relation} is loaded apart`);
     const target = this.table(join.target);
     const on = (child: string) => `${columnOf(child, join.childColumn)} = ${columnOf(alias, join.parentColumn)}`;
     const named = getNamedType(definition.type);
     if (!join.toMany) {
-      if ((query !== true && Object.keys(query).length) || (isNonNullType(definition.type) && !join.isRequired) || !isObjectType(named)) {
+      if (
+        (query !== true && Object.keys(query).length) ||
+        (isNonNullType(definition.type) && !join.isRequired) ||
+        !isObjectType(named)
+      ) {
         throw new Unplannable(`relation ${relation}`);
       }
       const child = this.scope.alias();
-      return orNull(`(SELECT ${this.object(named, nodes, join.target, child)} FROM ${quote(target.table)} ${child} WHERE ${on(child)})`);
+      return orNull(
+        `(SELECT ${this.object(named, nodes, join.target, child)} FROM ${quote(target.table)} ${child} WHERE ${on(child)})`,
+      );
     }
     // biome-ignore lint/suspicious/noExplicitAny: Prisma arguments as Pothos planned them; where.ts checks what it translates
     const { where, orderBy, take, skip, ...rest } = query as Record<string, any>;
-    if (Object.keys(rest).length || !isObjectType(named) || !named.getFields().edges) throw new Unplannable(`relation ${relation}`);
+    if (Object.keys(rest).length || !isObjectType(named) || !named.getFields().edges)
+      throw new Unplannable(`relation ${relation}`);
     // Pothos asks one row more than the page to learn whether another follows.
     const page: Page = {
       model: join.target,
@@ -176,12 +215,20 @@ class Planner {
   /** A Relay connection over a page: `totalCount`, and `edges` with `node` and `cursor`. */
   connection(type: GraphQLObjectType, nodes: readonly FieldNode[], page: Page): string {
     const { table } = this.table(page.model);
-    const entries = [...collectFields(this.scope, type, nodes.map((node) => node.selectionSet))].map(([key, selected]): [string, string] => {
+    const entries = [
+      ...collectFields(
+        this.scope,
+        type,
+        nodes.map((node) => node.selectionSet),
+      ),
+    ].map(([key, selected]): [string, string] => {
       const name = selected[0].name.value;
       if (name === '__typename') return [key, jsonLiteral(type.name)];
       const counted = this.scope.alias();
-      if (name === 'totalCount') return [key, `(SELECT count(*) FROM ${quote(table)} ${counted} WHERE ${page.where(counted)})::text`];
-      if (name === 'edges') return [key, this.edges(getNamedType(type.getFields().edges.type) as GraphQLObjectType, selected, page)];
+      if (name === 'totalCount')
+        return [key, `(SELECT count(*) FROM ${quote(table)} ${counted} WHERE ${page.where(counted)})::text`];
+      if (name === 'edges')
+        return [key, this.edges(getNamedType(type.getFields().edges.type) as GraphQLObjectType, selected, page)];
       throw new Unplannable(`${type.name}.${name}`);
     });
     return jsonObject(entries);
@@ -190,12 +237,22 @@ class Planner {
   private edges(type: GraphQLObjectType, nodes: readonly FieldNode[], page: Page): string {
     const table = this.table(page.model);
     const [inner, row] = [this.scope.alias(), this.scope.alias()];
-    const entries = [...collectFields(this.scope, type, nodes.map((node) => node.selectionSet))].map(([key, selected]): [string, string] => {
+    const entries = [
+      ...collectFields(
+        this.scope,
+        type,
+        nodes.map((node) => node.selectionSet),
+      ),
+    ].map(([key, selected]): [string, string] => {
       const name = selected[0].name.value;
       if (name === '__typename') return [key, jsonLiteral(type.name)];
       // Pothos's cursor of a row id: "GPC:" and the id as a tagged number.
       if (name === 'cursor') return [key, quoted(base64Of('GPC:N:', columnOf(row, table.columns.get('id')!.name)))];
-      if (name === 'node') return [key, this.object(getNamedType(type.getFields().node.type) as GraphQLObjectType, selected, page.model, row)];
+      if (name === 'node')
+        return [
+          key,
+          this.object(getNamedType(type.getFields().node.type) as GraphQLObjectType, selected, page.model, row),
+        ];
       throw new Unplannable(`${type.name}.${name}`);
     });
     const rows = `SELECT * FROM ${quote(table.table)} ${inner} WHERE ${page.where(inner)} ORDER BY ${orderSql(table, inner, page.orderBy)} LIMIT ${page.limit} OFFSET ${page.offset}`;
@@ -221,7 +278,8 @@ class Planner {
       const where = whereSql(this.scope, plan.model, row, find.where);
       return `(SELECT ${this.object(type, nodes, plan.model, row)} FROM ${quote(this.table(plan.model).table)} ${row} WHERE ${where})`;
     }
-    if (args.last != null || args.before != null || args.after != null) throw new Unplannable('backward or cursor paging');
+    if (args.last != null || args.before != null || args.after != null)
+      throw new Unplannable('backward or cursor paging');
     return this.connection(type, nodes, {
       model: plan.model,
       where: (alias) => whereSql(this.scope, plan.model, alias, find.where),

@@ -35,7 +35,11 @@ const fragmentsOf = new WeakMap<DocumentNode, Record<string, FragmentDefinitionN
 function fragments(document: DocumentNode): Record<string, FragmentDefinitionNode> {
   let found = fragmentsOf.get(document);
   if (!found) {
-    found = Object.fromEntries(document.definitions.filter((node) => node.kind === Kind.FRAGMENT_DEFINITION).map((node) => [node.name.value, node]));
+    found = Object.fromEntries(
+      document.definitions
+        .filter((node) => node.kind === Kind.FRAGMENT_DEFINITION)
+        .map((node) => [node.name.value, node]),
+    );
     fragmentsOf.set(document, found);
   }
   return found;
@@ -58,7 +62,13 @@ async function run(statement: Statement, values: unknown[]): Promise<ExecutionRe
 }
 
 /** The operation's statement for this caller and these variables: planned once, then taken from the cache. */
-function planned(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, context: Context, variables: Record<string, unknown>): Statement | null {
+function planned(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  context: Context,
+  variables: Record<string, unknown>,
+): Statement | null {
   let operationPlans = plans.get(operation);
   if (!operationPlans) {
     operationPlans = { parameters: parameterVariables(operation, fragments(document)), byKey: new Map() };
@@ -70,7 +80,12 @@ function planned(schema: GraphQLSchema, document: DocumentNode, operation: Opera
   if (statement !== undefined) return statement;
   catalog ??= buildCatalog(prisma());
   try {
-    statement = planOperation(schema, operation, { catalog, context, fragments: fragments(document), variables: withSlots(variables, parameters) });
+    statement = planOperation(schema, operation, {
+      catalog,
+      context,
+      fragments: fragments(document),
+      variables: withSlots(variables, parameters),
+    });
   } catch (error) {
     if (!(error instanceof Unplannable)) throw error;
     statement = null;
@@ -91,11 +106,17 @@ export function useReadPlans(): Plugin<Context> {
       const context = args.contextValue as Context;
       const operation = getOperationAST(args.document, args.operationName);
       if (!context?.principal || operation?.operation !== 'query') return;
-      const variables = getVariableValues(args.schema as GraphQLSchema, operation.variableDefinitions ?? [], args.variableValues ?? {});
+      const variables = getVariableValues(
+        args.schema as GraphQLSchema,
+        operation.variableDefinitions ?? [],
+        args.variableValues ?? {},
+      );
       if (variables.errors) return;
       const statement = planned(args.schema, args.document, operation, context, variables.coerced);
       if (!statement) return;
-      const values = statement.values.map((value) => (value instanceof Slot ? variables.coerced[value.variable] : value));
+      const values = statement.values.map((value) =>
+        value instanceof Slot ? variables.coerced[value.variable] : value,
+      );
       setExecuteFn(() => run(statement, values));
     },
   };

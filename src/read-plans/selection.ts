@@ -29,7 +29,12 @@ function applies(type: GraphQLObjectType, condition: string | undefined): boolea
  * The fields a selection asks of an object of `type`, by response key in order, with fragments
  * spread and @skip/@include applied: graphql-js's field collection, for planning.
  */
-export function collectFields(scope: SelectionScope, type: GraphQLObjectType, sets: readonly (SelectionSetNode | undefined)[], into = new Map<string, FieldNode[]>()): Map<string, FieldNode[]> {
+export function collectFields(
+  scope: SelectionScope,
+  type: GraphQLObjectType,
+  sets: readonly (SelectionSetNode | undefined)[],
+  into = new Map<string, FieldNode[]>(),
+): Map<string, FieldNode[]> {
   for (const set of sets) {
     for (const selection of set?.selections ?? []) {
       if (!included(scope, selection)) continue;
@@ -37,10 +42,12 @@ export function collectFields(scope: SelectionScope, type: GraphQLObjectType, se
         const key = selection.alias?.value ?? selection.name.value;
         into.set(key, [...(into.get(key) ?? []), selection]);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        if (applies(type, selection.typeCondition?.name.value)) collectFields(scope, type, [selection.selectionSet], into);
+        if (applies(type, selection.typeCondition?.name.value))
+          collectFields(scope, type, [selection.selectionSet], into);
       } else {
         const fragment = scope.fragments[selection.name.value];
-        if (fragment && applies(type, fragment.typeCondition.name.value)) collectFields(scope, type, [fragment.selectionSet], into);
+        if (fragment && applies(type, fragment.typeCondition.name.value))
+          collectFields(scope, type, [fragment.selectionSet], into);
       }
     }
   }

@@ -41,10 +41,12 @@ export function jsonObject(entries: [key: string, json: string][]): string {
 }
 
 /** A JSON array of one element per row, in the given order; `[]` for none. */
-export const jsonArray = (element: string, order: string, from: string) => `COALESCE((SELECT '[' || string_agg(${element}, ',' ORDER BY ${order}) || ']' FROM ${from}), '[]')`;
+export const jsonArray = (element: string, order: string, from: string) =>
+  `COALESCE((SELECT '[' || string_agg(${element}, ',' ORDER BY ${order}) || ']' FROM ${from}), '[]')`;
 
 /** base64 of a prefix and a row id: Relay's global ids and Pothos's cursors. */
-export const base64Of = (prefix: string, id: string) => `encode(convert_to(${literal(prefix)} || ${id}, 'UTF8'), 'base64')`;
+export const base64Of = (prefix: string, id: string) =>
+  `encode(convert_to(${literal(prefix)} || ${id}, 'UTF8'), 'base64')`;
 
 /** How the DateTime scalar prints a timestamp column (UTC, milliseconds). */
 export const isoTimestamp = (column: string) => `to_char(${column}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

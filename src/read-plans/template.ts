@@ -1,4 +1,13 @@
-import { Kind, visit, type ASTNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode, type TypeNode, type ValueNode } from 'graphql';
+import {
+  Kind,
+  visit,
+  type ASTNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type TypeNode,
+  type ValueNode,
+} from 'graphql';
 import type { Principal } from '../auth/principal.js';
 
 /** A variable whose value a cached plan carries as a parameter, filled in at every request. */
@@ -22,7 +31,10 @@ function variablesIn(node: ASTNode, into: Set<string>): Set<string> {
  * whole filter objects, anything in a fragment) can change the statement itself, so it keys the
  * plan cache by value. Timestamps are left out: the planner converts them before they are sent.
  */
-export function parameterVariables(operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>): Set<string> {
+export function parameterVariables(
+  operation: OperationDefinitionNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+): Set<string> {
   const asParameter = new Set<string>();
   const structural = new Set<string>();
   const filter = (value: ValueNode): void => {
@@ -32,7 +44,8 @@ export function parameterVariables(operation: OperationDefinitionNode, fragments
     }
     if (value.kind !== Kind.OBJECT) return void variablesIn(value, structural);
     for (const field of value.fields) {
-      if (parameterOperators.has(field.name.value) && field.value.kind === Kind.VARIABLE) asParameter.add(field.value.name.value);
+      if (parameterOperators.has(field.name.value) && field.value.kind === Kind.VARIABLE)
+        asParameter.add(field.value.name.value);
       else filter(field.value);
     }
   };
@@ -46,7 +59,8 @@ export function parameterVariables(operation: OperationDefinitionNode, fragments
       }
       if (selection.kind === Kind.FIELD) {
         for (const argument of selection.arguments ?? []) {
-          if (root && argument.name.value === 'rowId' && argument.value.kind === Kind.VARIABLE) asParameter.add(argument.value.name.value);
+          if (root && argument.name.value === 'rowId' && argument.value.kind === Kind.VARIABLE)
+            asParameter.add(argument.value.name.value);
           else if (argument.name.value === 'filter' && argument.value.kind === Kind.OBJECT) filter(argument.value);
           else variablesIn(argument.value, structural);
         }
@@ -69,5 +83,10 @@ export function planKey(variables: Record<string, unknown>, parameters: Set<stri
 
 /** The variables of a request: parameter variables become slots, the rest keep their values. */
 export function withSlots(variables: Record<string, unknown>, parameters: Set<string>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, parameters.has(name) && value !== null ? new Slot(name) : value]));
+  return Object.fromEntries(
+    Object.entries(variables).map(([name, value]) => [
+      name,
+      parameters.has(name) && value !== null ? new Slot(name) : value,
+    ]),
+  );
 }

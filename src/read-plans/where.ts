@@ -22,13 +22,22 @@ export interface WhereScope {
 const casts: Record<string, string> = { Int: 'int', Float: 'float8', String: 'text', Boolean: 'boolean' };
 
 /** A parameter compared with a column of Prisma type `type`; enums compare as text, timestamps as UTC. */
-function operand(scope: WhereScope, type: string, kind: string, value: unknown, list: boolean): { column: (c: string) => string; value: string } {
+function operand(
+  scope: WhereScope,
+  type: string,
+  kind: string,
+  value: unknown,
+  list: boolean,
+): { column: (c: string) => string; value: string } {
   const suffix = list ? '[]' : '';
   if (kind === 'enum') return { column: (c) => `${c}::text`, value: scope.params.add(value, `text${suffix}`) };
   if (type === 'DateTime') {
     const iso = (date: unknown) => (date instanceof Date ? date.toISOString() : date);
     const text = scope.params.add(list ? (value as unknown[]).map(iso) : iso(value), `timestamptz${suffix}`);
-    return { column: (c) => c, value: list ? `ARRAY(SELECT unnest(${text}) AT TIME ZONE 'UTC')` : `(${text} AT TIME ZONE 'UTC')` };
+    return {
+      column: (c) => c,
+      value: list ? `ARRAY(SELECT unnest(${text}) AT TIME ZONE 'UTC')` : `(${text} AT TIME ZONE 'UTC')`,
+    };
   }
   if (!casts[type]) throw new Unplannable(`no cast for ${type}`);
   return { column: (c) => c, value: scope.params.add(value, casts[type] + suffix) };
@@ -36,11 +45,18 @@ function operand(scope: WhereScope, type: string, kind: string, value: unknown, 
 
 const comparisons: Record<string, string> = { equals: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
-function scalarCondition(scope: WhereScope, table: ModelTable, alias: string, field: string, condition: unknown): string {
+function scalarCondition(
+  scope: WhereScope,
+  table: ModelTable,
+  alias: string,
+  field: string,
+  condition: unknown,
+): string {
   const column = table.columns.get(field);
   if (!column) throw new Unplannable(`no column ${field}`);
   const target = columnOf(alias, column.name);
-  const isFilter = condition !== null && typeof condition === 'object' && !(condition instanceof Date) && !(condition instanceof Slot);
+  const isFilter =
+    condition !== null && typeof condition === 'object' && !(condition instanceof Date) && !(condition instanceof Slot);
   const entries = isFilter ? Object.entries(condition as Record<string, unknown>) : [['equals', condition] as const];
   const parts: string[] = [];
   for (const [operator, value] of entries) {
@@ -65,14 +81,21 @@ function scalarCondition(scope: WhereScope, table: ModelTable, alias: string, fi
  * Prisma's `where` as SQL over `alias`, for the forms the resolvers build: AND/OR, scalar comparisons,
  * to-one relation filters and `some` over a to-many relation (tenancy), each as Prisma would answer them.
  */
-export function whereSql(scope: WhereScope, model: ModelName, alias: string, where: Record<string, unknown> | undefined): string {
+export function whereSql(
+  scope: WhereScope,
+  model: ModelName,
+  alias: string,
+  where: Record<string, unknown> | undefined,
+): string {
   if (!where) return 'TRUE';
   const table = scope.catalog.get(model)!;
   const parts: string[] = [];
   for (const [key, value] of Object.entries(where)) {
     if (value === undefined) continue;
     if (key === 'AND' || key === 'OR') {
-      const list = (Array.isArray(value) ? value : [value]).map((inner) => whereSql(scope, model, alias, inner as Record<string, unknown>));
+      const list = (Array.isArray(value) ? value : [value]).map((inner) =>
+        whereSql(scope, model, alias, inner as Record<string, unknown>),
+      );
       if (key === 'AND') parts.push(allOf(list));
       else parts.push(list.length ? `(${list.join(' OR ')})` : 'FALSE');
       continue;
@@ -86,7 +109,8 @@ export function whereSql(scope: WhereScope, model: ModelName, alias: string, whe
     // A to-many relation is filtered with `some`; a to-one with its fields, or `is`.
     const operator = join.toMany ? 'some' : 'is';
     const inner = operator in filter ? filter[operator] : join.toMany ? undefined : filter;
-    if (!inner || (operator in filter && Object.keys(filter).length > 1)) throw new Unplannable(`relation filter on ${key}`);
+    if (!inner || (operator in filter && Object.keys(filter).length > 1))
+      throw new Unplannable(`relation filter on ${key}`);
     const child = scope.alias();
     const target = scope.catalog.get(join.target)!;
     parts.push(

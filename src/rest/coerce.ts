@@ -49,7 +49,8 @@ export function item(type: keyof typeof problem, loc: (string | number)[], input
 }
 
 export function bound(kind: 'ge' | 'le', limit: number, loc: (string | number)[], input: unknown): ValidationItem {
-  const [type, words] = kind === 'ge' ? ['greater_than_equal', 'greater than or equal to'] : ['less_than_equal', 'less than or equal to'];
+  const [type, words] =
+    kind === 'ge' ? ['greater_than_equal', 'greater than or equal to'] : ['less_than_equal', 'less than or equal to'];
   return { type, loc, msg: `Input should be ${words} ${limit}`, input, ctx: { [kind]: limit } };
 }
 
@@ -77,13 +78,20 @@ function integer(value: unknown, source: Source, loc: (string | number)[], error
   return number;
 }
 
-function scalar(type: GraphQLNamedInputType, value: unknown, source: Source, loc: (string | number)[], errors: ValidationItem[]): unknown {
+function scalar(
+  type: GraphQLNamedInputType,
+  value: unknown,
+  source: Source,
+  loc: (string | number)[],
+  errors: ValidationItem[],
+): unknown {
   switch (type.name) {
     case 'Int':
       return integer(value, source, loc, errors);
     case 'Float':
       // JSON.parse reads 1e999 as Infinity, which no column stores.
-      if (typeof value === 'number') return Number.isFinite(value) ? value : void errors.push(item('finite_number', loc, value));
+      if (typeof value === 'number')
+        return Number.isFinite(value) ? value : void errors.push(item('finite_number', loc, value));
       if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
       return void errors.push(item(typeof value === 'string' ? 'float_parsing' : 'float_type', loc, value));
     case 'Boolean':
@@ -101,7 +109,13 @@ function scalar(type: GraphQLNamedInputType, value: unknown, source: Source, loc
     const values = type.getValues().map((value) => value.name);
     if (typeof value === 'string' && values.includes(value)) return value;
     const list = expected(values);
-    return void errors.push({ type: 'enum', loc, msg: `Input should be ${list}`, input: value, ctx: { expected: list } });
+    return void errors.push({
+      type: 'enum',
+      loc,
+      msg: `Input should be ${list}`,
+      input: value,
+      ctx: { expected: list },
+    });
   }
   // A custom scalar checks itself; the request keeps the value as sent (it travels as JSON).
   try {
@@ -109,7 +123,12 @@ function scalar(type: GraphQLNamedInputType, value: unknown, source: Source, loc
     return value;
   } catch (error) {
     if (type.name === 'DateTime') return void errors.push(item('datetime_parsing', loc, value));
-    return void errors.push({ type: 'value_error', loc, msg: `Value error, ${(error as Error).message}`, input: value });
+    return void errors.push({
+      type: 'value_error',
+      loc,
+      msg: `Value error, ${(error as Error).message}`,
+      input: value,
+    });
   }
 }
 
@@ -118,7 +137,13 @@ function scalar(type: GraphQLNamedInputType, value: unknown, source: Source, loc
  * value (input object keys turned from snake_case to GraphQL's camelCase); problems go to `errors`.
  * Lists arrive comma-separated in query text.
  */
-export function coerce(type: GraphQLInputType, value: unknown, source: Source, loc: (string | number)[], errors: ValidationItem[]): unknown {
+export function coerce(
+  type: GraphQLInputType,
+  value: unknown,
+  source: Source,
+  loc: (string | number)[],
+  errors: ValidationItem[],
+): unknown {
   // A null where a value is required goes on, to be reported as a value of the wrong type, as pydantic does.
   if (value === null && !isNonNullType(type)) return null;
   const inner = isNonNullType(type) ? type.ofType : type;
@@ -128,13 +153,15 @@ export function coerce(type: GraphQLInputType, value: unknown, source: Source, l
     return values.map((entry, index) => coerce(inner.ofType, entry, source, [...loc, index], errors));
   }
   if (isInputObjectType(inner)) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return void errors.push(item('model_attributes_type', loc, value));
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return void errors.push(item('model_attributes_type', loc, value));
     const given = value as Record<string, unknown>;
     const result: Record<string, unknown> = {};
     for (const field of Object.values(inner.getFields())) {
       const key = snakeCase(field.name);
       if (given[key] === undefined) {
-        if (isNonNullType(field.type) && field.defaultValue === undefined) errors.push(item('missing', [...loc, key], value));
+        if (isNonNullType(field.type) && field.defaultValue === undefined)
+          errors.push(item('missing', [...loc, key], value));
         continue;
       }
       result[field.name] = coerce(field.type, given[key], source, [...loc, key], errors);

@@ -41,7 +41,10 @@ export interface CompiledRoute extends Route {
   operationName: string;
   document: DocumentNode;
   /** Route.rowCheck with its query parsed and validated like the operation. */
-  compiledRowCheck?: Omit<NonNullable<Route['rowCheck']>, 'operation'> & { document: DocumentNode; operationName: string };
+  compiledRowCheck?: Omit<NonNullable<Route['rowCheck']>, 'operation'> & {
+    document: DocumentNode;
+    operationName: string;
+  };
   root: FieldNode;
   /** Where the answer is in the data: the root field's response key, and for a payload its one field's. */
   rootKey: string;
@@ -69,15 +72,20 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
   const root = operation.selectionSet.selections[0] as FieldNode;
   const rootType = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
   const rootField = rootType?.getFields()[root.name.value];
-  const definitions = new Map((operation.variableDefinitions ?? []).map((definition) => [definition.variable.name.value, definition]));
+  const definitions = new Map(
+    (operation.variableDefinitions ?? []).map((definition) => [definition.variable.name.value, definition]),
+  );
   const variableType = (name: string) => {
     const definition = definitions.get(name);
     return definition && (typeFromAST(schema, definition.type) as GraphQLInputType | undefined);
   };
   const checkDocument = route.rowCheck && parse(route.rowCheck.operation);
-  const invalid = [document, ...(checkDocument ? [checkDocument] : [])].flatMap((each) => validate(schema, each).map((error) => error.message));
+  const invalid = [document, ...(checkDocument ? [checkDocument] : [])].flatMap((each) =>
+    validate(schema, each).map((error) => error.message),
+  );
   // A route that cannot run is a bug of the table: the start stops rather than serve it.
-  if (invalid.length) throw new Error(`REST route ${route.name} (${route.method} ${route.path}): ${invalid.join('; ')}`);
+  if (invalid.length)
+    throw new Error(`REST route ${route.name} (${route.method} ${route.path}): ${invalid.join('; ')}`);
 
   const typeAt = ([variable, ...fields]: string[]): GraphQLInputType | null => {
     let type: GraphQLInputType | null = variableType(variable) ?? null;
@@ -109,13 +117,33 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
     params.push({ name, in: 'query', target: path, type, required: !!type && isNonNullType(type) && !variableDefault });
   }
   if ((route.kind === 'list' || route.kind === 'filter') && definitions.has('first')) {
-    params.push({ name: 'limit', in: 'query', target: ['first'], type: GraphQLInt, required: false, default: defaultLimit, minimum: 1, maximum: maxLimit, description: 'Rows in the page.' });
+    params.push({
+      name: 'limit',
+      in: 'query',
+      target: ['first'],
+      type: GraphQLInt,
+      required: false,
+      default: defaultLimit,
+      minimum: 1,
+      maximum: maxLimit,
+      description: 'Rows in the page.',
+    });
   }
   if ((route.kind === 'list' || route.kind === 'filter') && definitions.has('offset')) {
-    params.push({ name: 'offset', in: 'query', target: ['offset'], type: GraphQLInt, required: false, default: 0, minimum: 0, description: 'Rows skipped before the page.' });
+    params.push({
+      name: 'offset',
+      in: 'query',
+      target: ['offset'],
+      type: GraphQLInt,
+      required: false,
+      default: 0,
+      minimum: 0,
+      description: 'Rows skipped before the page.',
+    });
   }
   const filterType = getNamedTypeOf(variableType('filter'));
-  if ((route.kind === 'filter' || route.kind === 'info') && isInputObjectType(filterType)) params.push(...filterParams(filterType));
+  if ((route.kind === 'filter' || route.kind === 'info') && isInputObjectType(filterType))
+    params.push(...filterParams(filterType));
   const orderByType = getNamedTypeOf(variableType('orderBy'));
   if (route.kind === 'filter' && isInputObjectType(orderByType)) params.push(orderingParam(orderByType));
 
@@ -123,12 +151,23 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
   let bodyRequired = false;
   const inputType = route.body ? getNamedTypeOf(variableType(route.body)) : undefined;
   if (route.body && isInputObjectType(inputType)) {
-    const filled = new Set(params.flatMap(({ target }) => (target && target[0] === route.body && target.length === 2 ? [target[1]] : [])));
+    const filled = new Set(
+      params.flatMap(({ target }) => (target && target[0] === route.body && target.length === 2 ? [target[1]] : [])),
+    );
     // REST speaks row ids: a global `ID` input stays GraphQL's.
-    const fields = Object.values(inputType.getFields()).filter((field) => !filled.has(field.name) && getNamedType(field.type).name !== 'ID');
+    const fields = Object.values(inputType.getFields()).filter(
+      (field) => !filled.has(field.name) && getNamedType(field.type).name !== 'ID',
+    );
     for (const field of fields) {
       const required = isNonNullType(field.type) && field.defaultValue === undefined;
-      params.push({ name: snakeCase(field.name), in: 'body', target: [route.body, field.name], type: field.type, required, description: field.description ?? undefined });
+      params.push({
+        name: snakeCase(field.name),
+        in: 'body',
+        target: [route.body, field.name],
+        type: field.type,
+        required,
+        description: field.description ?? undefined,
+      });
       multipart ||= getNamedType(field.type).name === 'Upload';
       bodyRequired ||= required;
     }
@@ -138,12 +177,13 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
     ...route,
     operationName: operation.name!.value,
     document,
-    compiledRowCheck: route.rowCheck && checkDocument && {
-      row: route.rowCheck.row,
-      equals: route.rowCheck.equals,
-      document: checkDocument,
-      operationName: (checkDocument.definitions[0] as OperationDefinitionNode).name!.value,
-    },
+    compiledRowCheck: route.rowCheck &&
+      checkDocument && {
+        row: route.rowCheck.row,
+        equals: route.rowCheck.equals,
+        document: checkDocument,
+        operationName: (checkDocument.definitions[0] as OperationDefinitionNode).name!.value,
+      },
     root,
     rootKey: responseKey(root),
     payloadKey: route.kind === 'payload' ? responseKey(root.selectionSet!.selections[0] as FieldNode) : undefined,

@@ -23,38 +23,67 @@ export interface GraphQLErrorJson {
 export const notAuthenticated = (): Answer => ({ status: 403, body: { detail: 'Not authenticated' } });
 export const notFound = (): Answer => ({ status: 404, body: { detail: 'Not found' } });
 /** 422 with FastAPI's items; each echoes a bounded copy of the value it is about. */
-export const invalid = (items: ValidationItem[]): Answer => ({ status: 422, body: { detail: items.map((item) => ({ ...item, input: quotable(item.input) })) } });
+export const invalid = (items: ValidationItem[]): Answer => ({
+  status: 422,
+  body: { detail: items.map((item) => ({ ...item, input: quotable(item.input) })) },
+});
 /** The database cannot be reached: the caller may try again. */
-export const unavailable = (): Answer => ({ status: 503, body: { detail: unavailableMessage }, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
+export const unavailable = (): Answer => ({
+  status: 503,
+  body: { detail: unavailableMessage },
+  headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+});
 
 /** Over the rate limit; the route adds Retry-After and the RateLimit-* headers. */
-export const tooManyRequests = (decision: Decision, cost: number): Answer => ({ status: 429, body: { detail: rateLimitedMessage(decision, cost) } });
+export const tooManyRequests = (decision: Decision, cost: number): Answer => ({
+  status: 429,
+  body: { detail: rateLimitedMessage(decision, cost) },
+});
 
 /** `input.objects[3].name` -> `['input', 'objects', 3, 'name']`. */
-const keysOf = (field: string): (string | number)[] => field.split(/\.|(?=\[)/).map((key) => (key.startsWith('[') ? Number(key.slice(1, -1)) : key));
+const keysOf = (field: string): (string | number)[] =>
+  field.split(/\.|(?=\[)/).map((key) => (key.startsWith('[') ? Number(key.slice(1, -1)) : key));
 
 /** The request value behind a GraphQL input path: a parameter of the route, else a body field. */
 function locOf(route: CompiledRoute, field: string): (string | number)[] {
   const param = route.params.find((candidate) => candidate.target?.join('.') === field);
   if (param) return [param.in, param.name];
-  return ['body', ...keysOf(field.replace(/^input\./, '')).map((key) => (typeof key === 'number' ? key : snakeCase(key)))];
+  return [
+    'body',
+    ...keysOf(field.replace(/^input\./, '')).map((key) => (typeof key === 'number' ? key : snakeCase(key))),
+  ];
 }
 
 function valueAt(variables: Record<string, unknown>, field: string): unknown {
-  return keysOf(field).reduce<unknown>((node, key) => (node as Record<string | number, unknown> | undefined)?.[key], variables);
+  return keysOf(field).reduce<unknown>(
+    (node, key) => (node as Record<string | number, unknown> | undefined)?.[key],
+    variables,
+  );
 }
 
-const detail = (status: number) => (error: GraphQLErrorJson): Answer => ({ status, body: { detail: boundedMessage(error.message) } });
+const detail =
+  (status: number) =>
+  (error: GraphQLErrorJson): Answer => ({ status, body: { detail: boundedMessage(error.message) } });
 
 /** A resolver's refusal of an input value: 422 at the request value it came from. */
 function badUserInput(error: GraphQLErrorJson, route: CompiledRoute, variables: Record<string, unknown>): Answer {
   const field = error.extensions?.field;
   const loc = field ? locOf(route, field) : ['body'];
-  return invalid([{ type: 'value_error', loc, msg: `Value error, ${boundedMessage(error.message)}`, input: field ? (valueAt(variables, field) ?? null) : null }]);
+  return invalid([
+    {
+      type: 'value_error',
+      loc,
+      msg: `Value error, ${boundedMessage(error.message)}`,
+      input: field ? (valueAt(variables, field) ?? null) : null,
+    },
+  ]);
 }
 
 // The one place where GraphQL error codes become HTTP statuses and FastAPI bodies.
-const byCode: Record<string, (error: GraphQLErrorJson, route: CompiledRoute, variables: Record<string, unknown>) => Answer> = {
+const byCode: Record<
+  string,
+  (error: GraphQLErrorJson, route: CompiledRoute, variables: Record<string, unknown>) => Answer
+> = {
   UNAUTHENTICATED: notAuthenticated,
   FORBIDDEN: detail(403),
   NOT_FOUND: notFound,
@@ -66,7 +95,11 @@ const byCode: Record<string, (error: GraphQLErrorJson, route: CompiledRoute, var
 };
 
 /** The answer to a GraphQL error: the status of its code, with FastAPI's body. */
-export function fromGraphQLError(error: GraphQLErrorJson, route: CompiledRoute, variables: Record<string, unknown>): Answer {
+export function fromGraphQLError(
+  error: GraphQLErrorJson,
+  route: CompiledRoute,
+  variables: Record<string, unknown>,
+): Answer {
   countErrors([error]);
   const answer = byCode[error.extensions?.code ?? ''];
   if (answer) return answer(error, route, variables);

@@ -28,7 +28,11 @@ function shape(route: CompiledRoute, data: Record<string, unknown>): Answer {
     case 'list':
     case 'filter': {
       const connection = value as { totalCount: number; edges: { node: unknown }[] };
-      return { status, body: connection.edges.map((edge) => edge.node), headers: { 'X-Total-Count': String(connection.totalCount) } };
+      return {
+        status,
+        body: connection.edges.map((edge) => edge.node),
+        headers: { 'X-Total-Count': String(connection.totalCount) },
+      };
     }
     case 'info':
       return { status, body: { total_count: (value as { totalCount: number }).totalCount, fields: route.infoFields } };
@@ -44,7 +48,13 @@ function shape(route: CompiledRoute, data: Record<string, unknown>): Answer {
 }
 
 /** Runs a parsed, validated operation through the envelop pipeline as the caller; a refused context answers as an error. */
-async function run(pipeline: GraphQLPipeline, caller: Request, document: DocumentNode, operationName: string, variableValues: Record<string, unknown>): Promise<GraphQLResult> {
+async function run(
+  pipeline: GraphQLPipeline,
+  caller: Request,
+  document: DocumentNode,
+  operationName: string,
+  variableValues: Record<string, unknown>,
+): Promise<GraphQLResult> {
   const { schema, contextFactory, execute: executeOperation } = pipeline.getEnveloped({ request: caller });
   try {
     const contextValue = await contextFactory();
@@ -63,7 +73,13 @@ async function run(pipeline: GraphQLPipeline, caller: Request, document: Documen
  * not what the path says (another parent's, a board not archived) is not found, as in the legacy
  * service, whose queries joined on the path.
  */
-export async function execute(pipeline: GraphQLPipeline, route: CompiledRoute, caller: Request, variables: Record<string, unknown>, pathValues: Record<string, string>): Promise<Answer> {
+export async function execute(
+  pipeline: GraphQLPipeline,
+  route: CompiledRoute,
+  caller: Request,
+  variables: Record<string, unknown>,
+  pathValues: Record<string, string>,
+): Promise<Answer> {
   if (route.compiledRowCheck) {
     const { row, equals, document, operationName } = route.compiledRowCheck;
     const check = await run(pipeline, caller, document, operationName, { id: Number(pathValues[row]) });

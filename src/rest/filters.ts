@@ -33,15 +33,24 @@ export function filterParams(filterType: GraphQLInputObjectType): Param[] {
  * (422), where ignoring them would answer the whole list as if it were filtered.
  */
 export function unknownFilters(params: Param[], query: Record<string, string>): ValidationItem[] {
-  const filters = params.filter((param) => param.in === 'query' && param.target?.[0] === 'filter').map((param) => param.name);
+  const filters = params
+    .filter((param) => param.in === 'query' && param.target?.[0] === 'filter')
+    .map((param) => param.name);
   if (!filters.length) return [];
   return Object.keys(query)
     .filter((name) => name.includes('__') && !filters.includes(name))
     .map((name) => {
       const field = name.slice(0, name.lastIndexOf('__'));
       const ofField = filters.filter((filter) => filter === field || filter.startsWith(`${field}__`)).sort();
-      const known = ofField.length ? `${field} is filtered by ${expected(ofField)}` : `the filterable fields are ${expected(filters.filter((filter) => !filter.includes('__')))}`;
-      return { type: 'value_error', loc: ['query', name], msg: `Value error, unknown filter '${name}'; ${known}`, input: query[name] };
+      const known = ofField.length
+        ? `${field} is filtered by ${expected(ofField)}`
+        : `the filterable fields are ${expected(filters.filter((filter) => !filter.includes('__')))}`;
+      return {
+        type: 'value_error',
+        loc: ['query', name],
+        msg: `Value error, unknown filter '${name}'; ${known}`,
+        input: query[name],
+      };
     });
 }
 
@@ -73,7 +82,10 @@ export function infoFields(filterType: GraphQLInputObjectType): FilterFieldInfo[
     const eq = isInputObjectType(comparison) ? comparison.getFields().eq : undefined;
     const valueType = eq ? getNamedType(eq.type) : comparison;
     const info: FilterFieldInfo = { name: snakeCase(column.name), type: legacyTypeName(valueType) };
-    if (isEnumType(valueType)) info.choices = valueType.getValues().map((value) => ({ value: value.name, label: value.description ?? value.name }));
+    if (isEnumType(valueType))
+      info.choices = valueType
+        .getValues()
+        .map((value) => ({ value: value.name, label: value.description ?? value.name }));
     return info;
   });
 }

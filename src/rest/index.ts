@@ -33,10 +33,22 @@ export function restApi(options: {
   const compiled = compileRoutes(options.schema, options.routes);
   let openapi: string | undefined;
   const app = new Hono();
-  app.use('/api/*', limitByKind(limit(options.config.maxBodyBytes), limit(uploadBodyBytes(options.config.maxUploadBytes))));
+  app.use(
+    '/api/*',
+    limitByKind(limit(options.config.maxBodyBytes), limit(uploadBodyBytes(options.config.maxUploadBytes))),
+  );
   // Built on first request: start-up does not pay for a document most processes never serve.
-  app.get('/api/openapi.json', (c) => c.body((openapi ??= JSON.stringify(openApiDocument(compiled))), 200, { 'Content-Type': 'application/json' }));
+  app.get('/api/openapi.json', (c) =>
+    c.body((openapi ??= JSON.stringify(openApiDocument(compiled))), 200, { 'Content-Type': 'application/json' }),
+  );
   app.route('/', docsPage());
-  app.route('/', restRoutes(compiled, options.yoga, options.rateLimits && { rateLimits: options.rateLimits, schema: options.schema }));
+  app.route(
+    '/',
+    restRoutes(
+      compiled,
+      options.yoga,
+      options.rateLimits && { rateLimits: options.rateLimits, schema: options.schema },
+    ),
+  );
   return app;
 }

@@ -35,7 +35,7 @@ export function legacyTypeName(type: GraphQLInputType | GraphQLOutputType): stri
   const named = getNamedType(type);
   if (isEnumType(named)) return 'string';
   const schema = scalars[named.name] ?? {};
-  return (schema.format === 'date-time' ? 'date-time' : schema.type as string | undefined) ?? 'object';
+  return (schema.format === 'date-time' ? 'date-time' : (schema.type as string | undefined)) ?? 'object';
 }
 
 /** A reference to the schema `name` of the document's components. */
@@ -113,7 +113,10 @@ export class JsonSchemas {
   }
 
   private enum(type: GraphQLEnumType): JsonSchema {
-    return this.define(this.naming.enum(type), withDescription({ type: 'string', enum: type.getValues().map((value) => value.name) }, type.description));
+    return this.define(
+      this.naming.enum(type),
+      withDescription({ type: 'string', enum: type.getValues().map((value) => value.name) }, type.description),
+    );
   }
 
   private inputObject(type: GraphQLInputObjectType): JsonSchema {
@@ -122,11 +125,18 @@ export class JsonSchemas {
     if (this.schemas[name]) return ref(name);
     this.schemas[name] = {};
     const fields = Object.values(type.getFields());
-    this.schemas[name] = withDescription({
-      type: 'object',
-      properties: Object.fromEntries(fields.map((field) => [snakeCase(field.name), withDescription(this.input(field.type), field.description)])),
-      required: fields.filter((field) => isNonNullType(field.type) && field.defaultValue === undefined).map((field) => snakeCase(field.name)),
-    }, type.description);
+    this.schemas[name] = withDescription(
+      {
+        type: 'object',
+        properties: Object.fromEntries(
+          fields.map((field) => [snakeCase(field.name), withDescription(this.input(field.type), field.description)]),
+        ),
+        required: fields
+          .filter((field) => isNonNullType(field.type) && field.defaultValue === undefined)
+          .map((field) => snakeCase(field.name)),
+      },
+      type.description,
+    );
     return ref(name);
   }
 
@@ -137,9 +147,18 @@ export class JsonSchemas {
     const properties = fields.map((field) => {
       const key = (field.alias ?? field.name).value;
       const definition = definitions[field.name.value];
-      const schema = field.name.value === '__typename' ? { type: 'string' } : this.selection(definition.type, field.selectionSet, { parent: name, key });
+      const schema =
+        field.name.value === '__typename'
+          ? { type: 'string' }
+          : this.selection(definition.type, field.selectionSet, { parent: name, key });
       return [key, withDescription(schema, definition?.description)] as const;
     });
-    return this.define(name, withDescription({ type: 'object', properties: Object.fromEntries(properties), required: properties.map(([key]) => key) }, type.description));
+    return this.define(
+      name,
+      withDescription(
+        { type: 'object', properties: Object.fromEntries(properties), required: properties.map(([key]) => key) },
+        type.description,
+      ),
+    );
   }
 }

@@ -3,11 +3,18 @@ export function snakeCase(name: string): string {
   return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
-const words = (text: string) => text.split(/[^A-Za-z0-9]+/).filter(Boolean).map((word) => word.toLowerCase());
+const words = (text: string) =>
+  text
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word.toLowerCase());
 const upperFirst = (word: string) => word[0].toUpperCase() + word.slice(1);
 
 /** `user-organization` -> `UserOrganization`, `{whiteboard_id}` -> `WhiteboardId`, `Get User` -> `GetUser`. */
 export const pascalCase = (text: string) => words(text).map(upperFirst).join('');
 
 /** `List User Organizations` -> `listUserOrganizations`. */
-export const camelCase = (text: string) => words(text).map((word, index) => (index ? upperFirst(word) : word)).join('');
+export const camelCase = (text: string) =>
+  words(text)
+    .map((word, index) => (index ? upperFirst(word) : word))
+    .join('');

@@ -1,4 +1,13 @@
-import { getNamedType, getNullableType, isListType, isObjectType, print, type FieldNode, type GraphQLOutputType, type SelectionSetNode } from 'graphql';
+import {
+  getNamedType,
+  getNullableType,
+  isListType,
+  isObjectType,
+  print,
+  type FieldNode,
+  type GraphQLOutputType,
+  type SelectionSetNode,
+} from 'graphql';
 import type { CompiledRoute, Param } from './compile.js';
 import { JsonSchemas, nonNull, ref, withDescription, type JsonSchema } from './json-schema.js';
 import { operationIds } from './operation-ids.js';
@@ -24,10 +33,18 @@ const fixedSchemas: Record<string, JsonSchema> = {
   },
   HTTPValidationError: { type: 'object', properties: { detail: { type: 'array', items: ref('ValidationError') } } },
   HTTPError: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] },
-  Choice: { type: 'object', properties: { value: { type: 'string' }, label: { type: 'string' } }, required: ['value', 'label'] },
+  Choice: {
+    type: 'object',
+    properties: { value: { type: 'string' }, label: { type: 'string' } },
+    required: ['value', 'label'],
+  },
   FilterFieldInfo: {
     type: 'object',
-    properties: { name: { type: 'string' }, type: { type: 'string' }, choices: { type: 'array', items: ref('Choice') } },
+    properties: {
+      name: { type: 'string' },
+      type: { type: 'string' },
+      choices: { type: 'array', items: ref('Choice') },
+    },
     required: ['name', 'type'],
   },
   ListInfo: {
@@ -65,15 +82,23 @@ function requestBody(route: CompiledRoute, schemas: JsonSchemas) {
   const fields = route.params.filter((param) => param.in === 'body');
   const schema = schemas.define(bodySchemaName(route), {
     type: 'object',
-    properties: Object.fromEntries(fields.map((field) => [field.name, withDescription(schemas.input(field.type!), field.description)])),
+    properties: Object.fromEntries(
+      fields.map((field) => [field.name, withDescription(schemas.input(field.type!), field.description)]),
+    ),
     required: fields.filter((field) => field.required).map((field) => field.name),
   });
-  return { required: route.bodyRequired, content: { [route.multipart ? 'multipart/form-data' : 'application/json']: { schema } } };
+  return {
+    required: route.bodyRequired,
+    content: { [route.multipart ? 'multipart/form-data' : 'application/json']: { schema } },
+  };
 }
 
 /** The type and selection of the field at `key` of a selection (a connection's `edges`, a payload's row). */
 function fieldAt(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, key: string) {
-  const field = selectionSet?.selections.find((selection): selection is FieldNode => selection.kind === 'Field' && (selection.alias ?? selection.name).value === key);
+  const field = selectionSet?.selections.find(
+    (selection): selection is FieldNode =>
+      selection.kind === 'Field' && (selection.alias ?? selection.name).value === key,
+  );
   const named = getNamedType(type);
   if (!field || !isObjectType(named)) throw new Error(`OpenAPI: no field ${key} in the selection of ${named.name}`);
   return { type: named.getFields()[field.name.value].type, selectionSet: field.selectionSet };
@@ -110,14 +135,22 @@ function responses(route: CompiledRoute, schemas: JsonSchemas) {
           description: 'Successful Response',
           content: json(answerSchema(route, schemas)),
           ...(route.kind === 'list' || route.kind === 'filter'
-            ? { headers: { 'X-Total-Count': { description: 'Rows matching, over all pages.', schema: { type: 'integer' } } } }
+            ? {
+                headers: {
+                  'X-Total-Count': { description: 'Rows matching, over all pages.', schema: { type: 'integer' } },
+                },
+              }
             : {}),
         };
   return {
     [status]: success,
     403: error(route.public ? 'Not permitted' : 'Not authenticated (missing or invalid X-API-KEY), or not permitted'),
-    ...(route.kind === 'object' || route.kind === 'payload' || route.kind === 'empty' ? { 404: error('Not found') } : {}),
-    ...(route.method !== 'GET' ? { 409: error('Conflict: the change would break a rule (a row still in use, say)') } : {}),
+    ...(route.kind === 'object' || route.kind === 'payload' || route.kind === 'empty'
+      ? { 404: error('Not found') }
+      : {}),
+    ...(route.method !== 'GET'
+      ? { 409: error('Conflict: the change would break a rule (a row still in use, say)') }
+      : {}),
     422: error('Parameter Error', 'HTTPValidationError'),
     503: {
       ...error('Service unavailable: the database cannot be reached; ask again after Retry-After seconds'),
@@ -163,9 +196,15 @@ export function openApiDocument(routes: CompiledRoute[]): Record<string, unknown
     },
     // The paths are absolute from the root of the server that serves this document.
     servers: [{ url: '/', description: 'This gateway' }],
-    tags: [...new Set(routes.map((route) => route.group))].map((name) => ({ name, description: groupDescriptions[name] })),
+    tags: [...new Set(routes.map((route) => route.group))].map((name) => ({
+      name,
+      description: groupDescriptions[name],
+    })),
     paths,
-    components: { schemas: { ...fixedSchemas, ...schemas.schemas }, securitySchemes: { APIKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-KEY' } } },
+    components: {
+      schemas: { ...fixedSchemas, ...schemas.schemas },
+      securitySchemes: { APIKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-KEY' } },
+    },
     security: [{ APIKeyHeader: [] }],
   };
 }

@@ -11,7 +11,9 @@ const segments = (path: string) => path.split('/').filter(Boolean);
 
 /** What tells a route from the others of its name: the placeholders its path adds, else its fixed segments. */
 function distinction(route: Named, others: Named[]): string {
-  const extra = segments(route.path).filter((segment) => others.some((other) => !segments(other.path).includes(segment)));
+  const extra = segments(route.path).filter((segment) =>
+    others.some((other) => !segments(other.path).includes(segment)),
+  );
   const placeholders = extra.filter((segment) => segment.startsWith('{'));
   if (placeholders.length) return `By${pascalCase(placeholders.join(' '))}`;
   return extra.length ? `In${pascalCase(extra.join(' '))}` : '';
@@ -24,7 +26,14 @@ function distinction(route: Named, others: Named[]): string {
  * (`deleteWhiteboardInArchive`); a path with nothing extra keeps the plain name.
  */
 export function operationIds(routes: Named[]): string[] {
-  const ids = routes.map((route) => camelCase(route.name) + distinction(route, routes.filter((other) => other !== route && other.name === route.name)));
+  const ids = routes.map(
+    (route) =>
+      camelCase(route.name) +
+      distinction(
+        route,
+        routes.filter((other) => other !== route && other.name === route.name),
+      ),
+  );
   const repeated = ids.filter((id, index) => ids.indexOf(id) !== index);
   if (repeated.length) throw new Error(`OpenAPI: operationIds given twice: ${repeated.join(', ')}`);
   return ids;

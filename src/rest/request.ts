@@ -16,7 +16,13 @@ type Read = { variables: Record<string, unknown> } | { errors: ValidationItem[] 
 /** FastAPI's answer to a body that is not JSON; Node's message names the position when it can. */
 function jsonInvalid(error: Error): ValidationItem {
   const position = Number(/position (\d+)/.exec(error.message)?.[1] ?? 0);
-  return { type: 'json_invalid', loc: ['body', position], msg: 'JSON decode error', input: {}, ctx: { error: error.message } };
+  return {
+    type: 'json_invalid',
+    loc: ['body', position],
+    msg: 'JSON decode error',
+    input: {},
+    ctx: { error: error.message },
+  };
 }
 
 /** Whether a parsed JSON value nests containers deeper than `limit`; walked without recursion, so any depth is measured safely. */
@@ -49,7 +55,13 @@ async function readBody(route: CompiledRoute, request: HonoRequest, errors: Vali
   }
   // Bounded before anything walks it (checks, echoes, the GraphQL variables).
   if (!nestedDeeperThan(body, MAX_NESTING)) return body;
-  errors.push({ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error', input: {}, ctx: { error: `JSON nested deeper than ${MAX_NESTING} levels` } });
+  errors.push({
+    type: 'json_invalid',
+    loc: ['body'],
+    msg: 'JSON decode error',
+    input: {},
+    ctx: { error: `JSON nested deeper than ${MAX_NESTING} levels` },
+  });
   return undefined;
 }
 
@@ -59,10 +71,19 @@ function ordering(param: Param, raw: string, loc: (string | number)[], errors: V
   const unknown = keys.filter((key) => !param.ordering!.has(key.replace(/^-/, '')));
   if (unknown.length) {
     const list = expected([...param.ordering!.keys()]);
-    errors.push({ type: 'enum', loc, msg: `Input should be ${list}, each optionally prefixed with '-'`, input: raw, ctx: { expected: list } });
+    errors.push({
+      type: 'enum',
+      loc,
+      msg: `Input should be ${list}, each optionally prefixed with '-'`,
+      input: raw,
+      ctx: { expected: list },
+    });
     return undefined;
   }
-  return keys.map((key) => ({ field: param.ordering!.get(key.replace(/^-/, '')), direction: key.startsWith('-') ? 'DESC' : 'ASC' }));
+  return keys.map((key) => ({
+    field: param.ordering!.get(key.replace(/^-/, '')),
+    direction: key.startsWith('-') ? 'DESC' : 'ASC',
+  }));
 }
 
 function parameterValue(param: Param, raw: unknown, source: Source, errors: ValidationItem[]): unknown {
@@ -93,7 +114,8 @@ export async function readRequest(route: CompiledRoute, request: HonoRequest): P
       errors.push(item('model_attributes_type', ['body'], body));
     }
   }
-  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  const fields =
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
   const source: Source = route.multipart ? 'text' : 'json';
 
   for (const param of route.params) {

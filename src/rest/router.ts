@@ -12,7 +12,11 @@ const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 const pattern = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`);
 
 /** A sort key putting, at the first segment where two paths differ, a fixed one before a placeholder: `/v1/filter/` before `/v1/{id}/`. */
-const specificity = (path: string) => path.split('/').map((segment) => (segment.startsWith('{') ? '1' : `0${segment}`)).join('/');
+const specificity = (path: string) =>
+  path
+    .split('/')
+    .map((segment) => (segment.startsWith('{') ? '1' : `0${segment}`))
+    .join('/');
 const bySpecificity = (a: CompiledRoute, b: CompiledRoute) => {
   const [left, right] = [specificity(a.path), specificity(b.path)];
   return left < right ? -1 : left > right ? 1 : 0;
@@ -35,7 +39,12 @@ export interface RestRateLimits {
   schema: GraphQLSchema;
 }
 
-async function handle(c: Context, route: CompiledRoute, yoga: GraphQLPipeline, limited: RestRateLimits | undefined): Promise<Answer> {
+async function handle(
+  c: Context,
+  route: CompiledRoute,
+  yoga: GraphQLPipeline,
+  limited: RestRateLimits | undefined,
+): Promise<Answer> {
   // The key first, so a caller without one learns nothing about the parameters. The principal
   // resolver is the one the GraphQL context uses; its cache makes the second call a lookup.
   const principal = await resolvePrincipal(c.req.header('x-api-key'));
@@ -49,7 +58,14 @@ async function handle(c: Context, route: CompiledRoute, yoga: GraphQLPipeline, l
   if ('errors' in read) return invalid(read.errors);
   if (principal && limited) {
     // Charged once for the call, whatever operations it runs (a row check, then the route's own).
-    const charge = limited.rateLimits.chargeOperation(c.req.raw, principal, limited.schema, route.document, route.operationName, read.variables);
+    const charge = limited.rateLimits.chargeOperation(
+      c.req.raw,
+      principal,
+      limited.schema,
+      route.document,
+      route.operationName,
+      read.variables,
+    );
     const decision = await charge?.decision;
     if (decision && !decision.admitted) return tooManyRequests(decision, charge!.cost);
   }
@@ -60,13 +76,16 @@ async function handle(c: Context, route: CompiledRoute, yoga: GraphQLPipeline, l
 export function restRoutes(routes: CompiledRoute[], yoga: GraphQLPipeline, limited?: RestRateLimits): Hono {
   const app = new Hono();
   for (const route of [...routes].sort(bySpecificity)) {
-    app.on(route.method, honoPath(route.path), async (c) => write(c, await handle(c, route, yoga, limited), limited?.rateLimits));
+    app.on(route.method, honoPath(route.path), async (c) =>
+      write(c, await handle(c, route, yoga, limited), limited?.rateLimits),
+    );
   }
   const known = routes.map((route) => ({ method: route.method, pattern: pattern(route.path) }));
   app.all('/api/*', (c) => {
     const { pathname, search } = new URL(c.req.url);
     const allowed = known.filter((route) => route.pattern.test(pathname)).map((route) => route.method);
-    if (allowed.length) return c.json({ detail: 'Method Not Allowed' }, 405, { Allow: [...new Set(allowed)].join(', ') });
+    if (allowed.length)
+      return c.json({ detail: 'Method Not Allowed' }, 405, { Allow: [...new Set(allowed)].join(', ') });
     // As FastAPI does: a path that only lacks its trailing slash is redirected to it.
     if (known.some((route) => route.pattern.test(`${pathname}/`))) return c.redirect(`${pathname}/${search}`, 307);
     return c.json({ detail: 'Not Found' }, 404);

@@ -95,11 +95,16 @@ const enumSchemas: Record<string, string> = {
 };
 
 /** The legacy names this module gives (a test checks each against the legacy document). */
-export const legacySchemaNames = [...Object.keys(readSchemas), ...Object.values(bodySchemas), ...Object.values(enumSchemas)];
+export const legacySchemaNames = [
+  ...Object.keys(readSchemas),
+  ...Object.values(bodySchemas),
+  ...Object.values(enumSchemas),
+];
 
 // A selection set is known by its printed form, so a view nested in another (a board's `mini_drawing`) is known too.
 const selectionKey = (selectionSet: SelectionSetNode) => print(selectionSet);
-const viewKey = (view: string) => selectionKey((parse(`{ ${view} }`).definitions[0] as OperationDefinitionNode).selectionSet);
+const viewKey = (view: string) =>
+  selectionKey((parse(`{ ${view} }`).definitions[0] as OperationDefinitionNode).selectionSet);
 const readSchemaOfView = new Map(Object.entries(readSchemas).map(([name, view]) => [viewKey(view), name]));
 
 /** `WhiteboardReadSchema` -> `Whiteboard`: what a nested object's derived name starts with. */
@@ -114,7 +119,8 @@ const stem = (name: string) => name.replace(/(Read)?Schema$/, '');
 export const schemaNaming: SchemaNaming = {
   enum: (type) => enumSchemas[type.name] ?? type.name,
   input: (type) => type.name,
-  selection: (type, selectionSet, at) => readSchemaOfView.get(selectionKey(selectionSet)) ?? (at ? `${stem(at.parent)}${pascalCase(at.key)}` : type.name),
+  selection: (type, selectionSet, at) =>
+    readSchemaOfView.get(selectionKey(selectionSet)) ?? (at ? `${stem(at.parent)}${pascalCase(at.key)}` : type.name),
 };
 
 const namedType = (node: TypeNode): string => (node.kind === Kind.NAMED_TYPE ? node.name.value : namedType(node.type));
@@ -129,6 +135,8 @@ export function bodySchemaName(route: CompiledRoute): string {
   const operation = route.document.definitions[0] as OperationDefinitionNode;
   const variable = operation.variableDefinitions?.find((definition) => definition.variable.name.value === route.body);
   const legacy = variable && bodySchemas[namedType(variable.type)];
-  const requestFillsMore = route.params.some((param) => param.in !== 'body' && param.target?.[0] === route.body && param.target?.[1] !== 'rowId');
+  const requestFillsMore = route.params.some(
+    (param) => param.in !== 'body' && param.target?.[0] === route.body && param.target?.[1] !== 'rowId',
+  );
   return legacy && !requestFillsMore ? legacy : `Body_${fastApiOperationId(route)}`;
 }

@@ -20,7 +20,9 @@ function variables(vars: Record<string, string>): string {
 }
 
 function argumentList(values: Record<string, string | undefined>): string {
-  const list = Object.entries(values).filter(([, value]) => value !== undefined).map(([name, value]) => `${name}: ${value}`);
+  const list = Object.entries(values)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name}: ${value}`);
   return list.length ? `(${list.join(', ')})` : '';
 }
 
@@ -31,7 +33,8 @@ function document(type: 'query' | 'mutation', name: string, vars: Record<string,
 /** The variables, argument values and parameter mappings of request-filled arguments (each variable is named after its argument). */
 function requestArgs(args: Args = {}) {
   const entries = Object.entries(args);
-  const params = (from: 'path' | 'query') => Object.fromEntries(entries.filter(([, arg]) => arg[from]).map(([name, arg]) => [arg[from]!, name]));
+  const params = (from: 'path' | 'query') =>
+    Object.fromEntries(entries.filter(([, arg]) => arg[from]).map(([name, arg]) => [arg[from]!, name]));
   return {
     vars: Object.fromEntries(entries.map(([name, arg]) => [name, arg.type])),
     values: Object.fromEntries(entries.map(([name]) => [name, `$${name}`])),
@@ -83,7 +86,11 @@ function rowTarget(name: string, spec: RowSpec, target: string): Pick<Route, 'pa
   if ('param' in equals) pathParams[equals.param] = null;
   return {
     pathParams,
-    rowCheck: { row: spec.param, equals, operation: document('query', `${name} Check`, { id: 'Int!' }, `row: ${field}(rowId: $id) { value: ${column} }`) },
+    rowCheck: {
+      row: spec.param,
+      equals,
+      operation: document('query', `${name} Check`, { id: 'Int!' }, `row: ${field}(rowId: $id) { value: ${column} }`),
+    },
   };
 }
 
@@ -91,7 +98,12 @@ const inputOf = (mutation: string) => `${upperFirst(mutation)}Input!`;
 
 /** The routes of one legacy group. */
 export function verbs(group: Group) {
-  const route = (name: string, method: Method, path: string, rest: Omit<Route, 'group' | 'name' | 'method' | 'path'>): Route => ({
+  const route = (
+    name: string,
+    method: Method,
+    path: string,
+    rest: Omit<Route, 'group' | 'name' | 'method' | 'path'>,
+  ): Route => ({
     group,
     name,
     method,
@@ -104,7 +116,9 @@ export function verbs(group: Group) {
   const page = (name: string, path: string, spec: ListSpec, filtered: boolean): Route => {
     const request = requestArgs(spec.args);
     const paging: Record<string, string> = spec.cursorOnly ? { first: 'Int' } : { first: 'Int', offset: 'Int' };
-    const vars = filtered ? { ...paging, filter: `${spec.type}Filter = {}`, orderBy: `[${spec.type}OrderBy!]` } : paging;
+    const vars = filtered
+      ? { ...paging, filter: `${spec.type}Filter = {}`, orderBy: `[${spec.type}OrderBy!]` }
+      : paging;
     const values = {
       ...request.values,
       ...Object.fromEntries(Object.keys(paging).map((key) => [key, `$${key}`])),
@@ -113,7 +127,12 @@ export function verbs(group: Group) {
     };
     return route(name, 'GET', path, {
       kind: filtered ? 'filter' : 'list',
-      operation: document('query', name, { ...request.vars, ...vars }, `${spec.field}${argumentList(values)} { totalCount edges { node { ${spec.select} } } }`),
+      operation: document(
+        'query',
+        name,
+        { ...request.vars, ...vars },
+        `${spec.field}${argumentList(values)} { totalCount edges { node { ${spec.select} } } }`,
+      ),
       pathParams: request.pathParams,
       queryParams: request.queryParams,
     });
@@ -127,7 +146,12 @@ export function verbs(group: Group) {
     info: (name: string, path: string, spec: Pick<ListSpec, 'field' | 'type' | 'where'>): Route =>
       route(name, 'POST', path, {
         kind: 'info',
-        operation: document('query', name, { filter: `${spec.type}Filter = {}` }, `${spec.field}${argumentList({ first: '0', filter: filterArg(spec) })} { totalCount }`),
+        operation: document(
+          'query',
+          name,
+          { filter: `${spec.type}Filter = {}` },
+          `${spec.field}${argumentList({ first: '0', filter: filterArg(spec) })} { totalCount }`,
+        ),
       }),
 
     get: (name: string, path: string, spec: RowSpec & { field: string; select: string }): Route =>
@@ -142,7 +166,12 @@ export function verbs(group: Group) {
       const request = requestArgs(spec.args);
       return route(name, 'GET', path, {
         kind: 'object',
-        operation: document('query', name, request.vars, `${spec.field}${argumentList(request.values)} { ${spec.select} }`),
+        operation: document(
+          'query',
+          name,
+          request.vars,
+          `${spec.field}${argumentList(request.values)} { ${spec.select} }`,
+        ),
         pathParams: request.pathParams,
         queryParams: request.queryParams,
       });
@@ -153,7 +182,12 @@ export function verbs(group: Group) {
       const request = requestArgs(spec.args);
       return route(name, 'GET', path, {
         kind: 'object',
-        operation: document('query', name, request.vars, `${spec.field}${argumentList(request.values)} { value label }`),
+        operation: document(
+          'query',
+          name,
+          request.vars,
+          `${spec.field}${argumentList(request.values)} { value label }`,
+        ),
         pathParams: request.pathParams,
         queryParams: request.queryParams,
       });
@@ -165,7 +199,12 @@ export function verbs(group: Group) {
       return route(name, 'POST', path, {
         kind: 'payload',
         status: 201,
-        operation: document('mutation', name, { input: inputOf(mutation) }, `${mutation}(input: $input) { ${lowerFirst(spec.type)} { ${spec.select} } }`),
+        operation: document(
+          'mutation',
+          name,
+          { input: inputOf(mutation) },
+          `${mutation}(input: $input) { ${lowerFirst(spec.type)} { ${spec.select} } }`,
+        ),
         pathParams: spec.pathParams,
         body: 'input',
       });
@@ -175,47 +214,90 @@ export function verbs(group: Group) {
       const mutation = spec.mutation ?? `update${spec.type}`;
       return route(name, 'PUT', path, {
         kind: 'payload',
-        operation: document('mutation', name, { input: inputOf(mutation) }, `${mutation}(input: $input) { ${lowerFirst(spec.type)} { ${spec.select} } }`),
+        operation: document(
+          'mutation',
+          name,
+          { input: inputOf(mutation) },
+          `${mutation}(input: $input) { ${lowerFirst(spec.type)} { ${spec.select} } }`,
+        ),
         ...rowTarget(name, spec, 'input.rowId'),
         body: 'input',
       });
     },
 
     /** Deletes a row; answers 204. `query` maps query parameters to further input fields (a confirmation). */
-    remove: (name: string, path: string, spec: RowSpec & { type: string; mutation?: string; query?: Record<string, string> }): Route => {
+    remove: (
+      name: string,
+      path: string,
+      spec: RowSpec & { type: string; mutation?: string; query?: Record<string, string> },
+    ): Route => {
       const mutation = spec.mutation ?? `delete${spec.type}`;
       return route(name, 'DELETE', path, {
         kind: 'empty',
         status: 204,
-        operation: document('mutation', name, { input: inputOf(mutation) }, `${mutation}(input: $input) { deletedRowId }`),
+        operation: document(
+          'mutation',
+          name,
+          { input: inputOf(mutation) },
+          `${mutation}(input: $input) { deletedRowId }`,
+        ),
         ...rowTarget(name, spec, 'input.rowId'),
         queryParams: spec.query,
       });
     },
 
     /** A mutation on one row named in the path, without a body (archive, unarchive, resend). */
-    act: (name: string, method: Method, path: string, spec: { param: string; mutation: string; input?: string; result: string }): Route =>
+    act: (
+      name: string,
+      method: Method,
+      path: string,
+      spec: { param: string; mutation: string; input?: string; result: string },
+    ): Route =>
       route(name, method, path, {
         kind: 'payload',
-        operation: document('mutation', name, { input: spec.input ?? inputOf(spec.mutation) }, `${spec.mutation}(input: $input) { ${spec.result} }`),
+        operation: document(
+          'mutation',
+          name,
+          { input: spec.input ?? inputOf(spec.mutation) },
+          `${spec.mutation}(input: $input) { ${spec.result} }`,
+        ),
         pathParams: { [spec.param]: 'input.rowId' },
       }),
 
     /** A mutation whose input comes from the body (and the path); answers the payload's one field. */
-    submit: (name: string, method: Method, path: string, spec: { mutation: string; result: string; pathParams?: Record<string, string>; status?: 200 | 201 }): Route =>
+    submit: (
+      name: string,
+      method: Method,
+      path: string,
+      spec: { mutation: string; result: string; pathParams?: Record<string, string>; status?: 200 | 201 },
+    ): Route =>
       route(name, method, path, {
         kind: 'payload',
         status: spec.status,
-        operation: document('mutation', name, { input: inputOf(spec.mutation) }, `${spec.mutation}(input: $input) { ${spec.result} }`),
+        operation: document(
+          'mutation',
+          name,
+          { input: inputOf(spec.mutation) },
+          `${spec.mutation}(input: $input) { ${spec.result} }`,
+        ),
         pathParams: spec.pathParams,
         body: 'input',
       }),
 
     /** Sets the order of a parent's children from the full ordered list of their ids; answers the children in order. */
-    reorder: (name: string, path: string, spec: { mutation: string; select: string; pathParams?: Record<string, string> }): Route =>
+    reorder: (
+      name: string,
+      path: string,
+      spec: { mutation: string; select: string; pathParams?: Record<string, string> },
+    ): Route =>
       route(name, 'PUT', path, {
         kind: 'object',
-        operation: document('mutation', name, { input: inputOf(spec.mutation) }, `${spec.mutation}(input: $input) { ${spec.select} }`),
+        operation: document(
+          'mutation',
+          name,
+          { input: inputOf(spec.mutation) },
+          `${spec.mutation}(input: $input) { ${spec.select} }`,
+        ),
         pathParams: spec.pathParams,
         body: 'input',
       }),

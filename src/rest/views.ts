@@ -52,7 +52,8 @@ export const objectAttribute = `id: rowId object_id: objectId attribute_id: attr
 export const objectConnection = `id: rowId whiteboard_id: whiteboardId source_object_id: sourceObjectId target_object_id: targetObjectId
   name color direction shape style ${timestamps}`;
 
-export const objectRelation = 'id: rowId parent_object_id: parentObjectId child_object_id: childObjectId created_at: createdAt';
+export const objectRelation =
+  'id: rowId parent_object_id: parentObjectId child_object_id: childObjectId created_at: createdAt';
 
 export const highlight = `id: rowId whiteboard_id: whiteboardId group_id: groupId name color class_conf_id: classConfId
   attribute_id: attributeId operand value is_active: isActive ${timestamps}`;

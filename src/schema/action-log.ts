@@ -23,6 +23,13 @@ defineRootFields({
   model: 'UserActionLog',
   list: 'actionLogs',
   single: 'actionLog',
-  filter: { userId: 'Int', organizationId: 'Int', method: ActionMethodFilter, entityType: 'String', entityId: 'Int', createdAt: 'DateTime' },
+  filter: {
+    userId: 'Int',
+    organizationId: 'Int',
+    method: ActionMethodFilter,
+    entityType: 'String',
+    entityId: 'Int',
+    createdAt: 'DateTime',
+  },
   order: ['id', 'createdAt', 'entityType'],
 });

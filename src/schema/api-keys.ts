@@ -32,14 +32,24 @@ defineRootFields({
   model: 'ApiKey',
   list: 'apiKeys',
   single: 'apiKey',
-  filter: { userId: 'Int', name: 'String', permission: ApiKeyPermissionFilter, expiresAt: 'DateTime', revokedAt: 'DateTime' },
+  filter: {
+    userId: 'Int',
+    name: 'String',
+    permission: ApiKeyPermissionFilter,
+    expiresAt: 'DateTime',
+    revokedAt: 'DateTime',
+  },
   order: ['id', 'name', 'createdAt', 'lastUsedAt'],
 });
 
 const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
   fields: (t) => ({
     name: t.string({ required: true }),
-    permission: t.field({ type: ApiKeyPermission, required: true, description: 'At most the permission of the key making the request.' }),
+    permission: t.field({
+      type: ApiKeyPermission,
+      required: true,
+      description: 'At most the permission of the key making the request.',
+    }),
     expiresAt: t.field({ type: 'DateTime', description: 'When the key stops working; never when omitted.' }),
   }),
 });
@@ -49,7 +59,9 @@ type ApiKeyRow = Awaited<ReturnType<typeof createApiKey>>;
 const CreateApiKeyPayload = builder.objectRef<{ apiKey: ApiKeyRow; secret: string }>('CreateApiKeyPayload').implement({
   fields: (t) => ({
     apiKey: t.field({ type: ApiKey, resolve: (payload) => payload.apiKey }),
-    secret: t.exposeString('secret', { description: 'The key to send in X-API-KEY. Shown this once; only a hash is stored.' }),
+    secret: t.exposeString('secret', {
+      description: 'The key to send in X-API-KEY. Shown this once; only a hash is stored.',
+    }),
   }),
 });
 
@@ -72,11 +84,22 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       const name = input.name.trim();
       if (!name || name.length > 100) throw badUserInput('name must be 1 to 100 characters', 'input.name');
-      if (!keyAllows(principalOf(ctx).permission, input.permission)) throw forbidden(`A ${principalOf(ctx).permission} key cannot issue a ${input.permission} key`);
-      if (input.expiresAt && input.expiresAt <= new Date()) throw badUserInput('expiresAt must be in the future', 'input.expiresAt');
-      const change = { method: 'CREATE', entityType: 'ApiKey', organizationId: principalOf(ctx).activeOrganizationId } as const;
+      if (!keyAllows(principalOf(ctx).permission, input.permission))
+        throw forbidden(`A ${principalOf(ctx).permission} key cannot issue a ${input.permission} key`);
+      if (input.expiresAt && input.expiresAt <= new Date())
+        throw badUserInput('expiresAt must be in the future', 'input.expiresAt');
+      const change = {
+        method: 'CREATE',
+        entityType: 'ApiKey',
+        organizationId: principalOf(ctx).activeOrganizationId,
+      } as const;
       const apiKey = await recordChange(ctx, change, (tx) =>
-        createApiKey(tx, { userId: principalOf(ctx).userId, name, permission: input.permission, expiresAt: input.expiresAt }),
+        createApiKey(tx, {
+          userId: principalOf(ctx).userId,
+          name,
+          permission: input.permission,
+          expiresAt: input.expiresAt,
+        }),
       );
       return { apiKey, secret: apiKey.secret };
     },
@@ -86,9 +109,15 @@ builder.mutationFields((t) => ({
     description: "Stops one of the caller's keys at once.",
     args: { input: t.arg({ type: RevokeApiKeyInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const key = await prisma().apiKey.findFirst({ where: { id: targetRowId(input, 'ApiKey'), userId: principalOf(ctx).userId } });
+      const key = await prisma().apiKey.findFirst({
+        where: { id: targetRowId(input, 'ApiKey'), userId: principalOf(ctx).userId },
+      });
       if (!key) throw notFound('API key');
-      const change = { method: 'UPDATE', entityType: 'ApiKey', organizationId: principalOf(ctx).activeOrganizationId } as const;
+      const change = {
+        method: 'UPDATE',
+        entityType: 'ApiKey',
+        organizationId: principalOf(ctx).activeOrganizationId,
+      } as const;
       const apiKey = await recordChange(ctx, change, (tx) =>
         tx.apiKey.update({ where: { id: key.id }, data: { revokedAt: key.revokedAt ?? new Date() } }),
       );

@@ -14,7 +14,10 @@ const Input = builder.inputType('DeleteArchivedWhiteboardsInput', {
 
 const Payload = builder.objectRef<{ rowIds: number[] }>('DeleteArchivedWhiteboardsPayload').implement({
   fields: (t) => ({
-    deletedCount: t.int({ description: 'How many archived boards were deleted.', resolve: (payload) => payload.rowIds.length }),
+    deletedCount: t.int({
+      description: 'How many archived boards were deleted.',
+      resolve: (payload) => payload.rowIds.length,
+    }),
     deletedRowIds: t.intList({ description: 'Row ids of the deleted boards.', resolve: (payload) => payload.rowIds }),
   }),
 });
@@ -22,19 +25,29 @@ const Payload = builder.objectRef<{ rowIds: number[] }>('DeleteArchivedWhiteboar
 builder.mutationField('deleteArchivedWhiteboards', (t) =>
   t.field({
     type: Payload,
-    description: 'Deletes every archived board of an organization (the active one unless given), with everything on them, in one transaction.',
+    description:
+      'Deletes every archived board of an organization (the active one unless given), with everything on them, in one transaction.',
     args: { input: t.arg({ type: Input, required: false }) },
     resolve: async (_root, args, ctx) => {
       const organizationId = args.input?.organizationId ?? principalOf(ctx).activeOrganizationId;
-      if (organizationId == null) throw badUserInput('organizationId is required: the caller has no active organization', 'input.organizationId');
+      if (organizationId == null)
+        throw badUserInput('organizationId is required: the caller has no active organization', 'input.organizationId');
       await findForChange(ctx, 'Organization', organizationId, 'Organization');
       authorize(ctx, 'delete', organizationId);
       // One action log entry per board, as deleteWhiteboard writes.
-      const boards = await recordChange(ctx, { method: 'DELETE', entityType: 'Whiteboard', organizationId }, async (tx) => {
-        const archived = await tx.whiteboard.findMany({ where: { organizationId, inTheArchive: true }, select: { id: true }, orderBy: { id: 'asc' } });
-        await tx.whiteboard.deleteMany({ where: { id: { in: archived.map((board) => board.id) } } });
-        return archived;
-      });
+      const boards = await recordChange(
+        ctx,
+        { method: 'DELETE', entityType: 'Whiteboard', organizationId },
+        async (tx) => {
+          const archived = await tx.whiteboard.findMany({
+            where: { organizationId, inTheArchive: true },
+            select: { id: true },
+            orderBy: { id: 'asc' },
+          });
+          await tx.whiteboard.deleteMany({ where: { id: { in: archived.map((board) => board.id) } } });
+          return archived;
+        },
+      );
       return { rowIds: boards.map((board) => board.id) };
     },
   }),

@@ -16,7 +16,8 @@ export function authorize(ctx: Context, action: Action, organizationId: number):
   const { what, key } = permissions[action];
   if (!keyAllows(principal.permission, key)) throw forbidden(`A ${principal.permission} API key may not ${what}`);
   const role = principal.roles.get(organizationId);
-  if (!principal.isAdmin && !roleAllows(role, action)) throw forbidden(`The ${role ?? 'non-member'} role may not ${what}`);
+  if (!principal.isAdmin && !roleAllows(role, action))
+    throw forbidden(`The ${role ?? 'non-member'} role may not ${what}`);
 }
 
 /**
@@ -52,11 +53,16 @@ export interface Change {
  * the log never tells of a change that did not happen, nor misses one that did; subscribers hear of
  * it from the same transaction, so only once it commits.
  */
-export function recordChange<T extends { id: number } | { id: number }[]>(ctx: Context, change: Change, work: (tx: Transaction) => Promise<T>): Promise<T> {
+export function recordChange<T extends { id: number } | { id: number }[]>(
+  ctx: Context,
+  change: Change,
+  work: (tx: Transaction) => Promise<T>,
+): Promise<T> {
   return prisma().$transaction(async (tx) => {
     const written = await work(tx);
     const rows: { id: number }[] = Array.isArray(written) ? written : [written];
-    const organizationOf = (row: { id: number }) => (typeof change.organizationId === 'function' ? change.organizationId(row) : change.organizationId);
+    const organizationOf = (row: { id: number }) =>
+      typeof change.organizationId === 'function' ? change.organizationId(row) : change.organizationId;
     // Rows keep what the work read with them (a deleted row's board), for the subscribers.
     const logged = rows.map((row) => ({ ...row, organizationId: organizationOf(row) }));
     await tx.userActionLog.createMany({

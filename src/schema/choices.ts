@@ -9,7 +9,10 @@ export interface ChoiceShape {
 export const Choice = builder.objectRef<ChoiceShape>('Choice').implement({
   description: 'An option for a select box: `value` to send back, `label` to show.',
   fields: (t) => ({
-    value: t.string({ description: 'The value, as a string (row ids as decimal digits).', resolve: (choice) => String(choice.value) }),
+    value: t.string({
+      description: 'The value, as a string (row ids as decimal digits).',
+      resolve: (choice) => String(choice.value),
+    }),
     label: t.exposeString('label'),
   }),
 });

@@ -35,7 +35,8 @@ export function contextFactory(live: LiveHub, rateLimits?: RateLimits) {
     const key = initial.request.headers.get('x-api-key');
     const principal = key === null ? null : await resolvePrincipal(key);
     if (!principal) {
-      const decision = rateLimits && initial.req && (await rateLimits.chargeAddress(initial.request, addressOf(initial.req)));
+      const decision =
+        rateLimits && initial.req && (await rateLimits.chargeAddress(initial.request, addressOf(initial.req)));
       if (decision && !decision.admitted) throw rateLimitedError(decision, 1);
       if (key !== null) throw unauthenticated();
     }

@@ -31,9 +31,14 @@ export interface FieldSpec {
 export type ColumnName<M extends OrganizationScopedModel> = keyof NewRow<M> & string;
 
 /** The columns of a new row as the caller gave them, its parent's row id among them. */
-export type GivenColumns<M extends OrganizationScopedModel, P extends ColumnName<M>> = Columns<M> & { [K in P]: number };
+export type GivenColumns<M extends OrganizationScopedModel, P extends ColumnName<M>> = Columns<M> & {
+  [K in P]: number;
+};
 
-export interface CrudSpec<M extends OrganizationScopedModel = OrganizationScopedModel, P extends ColumnName<M> = ColumnName<M>> {
+export interface CrudSpec<
+  M extends OrganizationScopedModel = OrganizationScopedModel,
+  P extends ColumnName<M> = ColumnName<M>,
+> {
   model: M;
   /** The GraphQL type; mutations are named create<Type>, update<Type>, delete<Type>. */
   typeName: string;
@@ -75,7 +80,10 @@ export function deletedPayload(name: string, typeName: string) {
   return builder.objectRef<{ rowId: number }>(name).implement({
     fields: (t) => ({
       deletedRowId: t.exposeInt('rowId', { description: 'Row id of the deleted row.' }),
-      deletedId: t.id({ description: 'Global id of the deleted row.', resolve: (payload) => Buffer.from(`${typeName}:${payload.rowId}`).toString('base64') }),
+      deletedId: t.id({
+        description: 'Global id of the deleted row.',
+        resolve: (payload) => Buffer.from(`${typeName}:${payload.rowId}`).toString('base64'),
+      }),
     }),
   });
 }
@@ -98,20 +106,29 @@ function fieldsOf<M extends OrganizationScopedModel>(fields: CrudSpec<M>['fields
 }
 
 /** Trims and bounds strings, checks numeric ranges; names the offending input field. */
-function cleanValues<M extends OrganizationScopedModel>(model: M, fields: [ColumnName<M>, FieldSpec][], input: { [field: string]: unknown }): Columns<M> {
+function cleanValues<M extends OrganizationScopedModel>(
+  model: M,
+  fields: [ColumnName<M>, FieldSpec][],
+  input: { [field: string]: unknown },
+): Columns<M> {
   const data: { [field: string]: unknown } = {};
   for (const [name, spec] of fields) {
     let value = input[name];
     if (value === undefined) continue;
-    if (value === null && (spec.required || !nullableColumn(model, name))) throw badUserInput(`${name} cannot be null`, `input.${name}`);
+    if (value === null && (spec.required || !nullableColumn(model, name)))
+      throw badUserInput(`${name} cannot be null`, `input.${name}`);
     if (typeof value === 'string') {
       const trimmed = value.trim();
       if (spec.required && trimmed === '') throw badUserInput(`${name} cannot be empty`, `input.${name}`);
       const maxLength = spec.maxLength ?? 255;
-      if (trimmed.length > maxLength) throw badUserInput(`${name} is longer than ${maxLength} characters`, `input.${name}`);
+      if (trimmed.length > maxLength)
+        throw badUserInput(`${name} is longer than ${maxLength} characters`, `input.${name}`);
       value = trimmed;
     }
-    if (typeof value === 'number' && ((spec.min !== undefined && value < spec.min) || (spec.max !== undefined && value > spec.max))) {
+    if (
+      typeof value === 'number' &&
+      ((spec.min !== undefined && value < spec.min) || (spec.max !== undefined && value > spec.max))
+    ) {
       throw badUserInput(`${name} must be between ${spec.min ?? '-∞'} and ${spec.max ?? '∞'}`, `input.${name}`);
     }
     data[name] = value;
@@ -121,11 +138,19 @@ function cleanValues<M extends OrganizationScopedModel>(model: M, fields: [Colum
 }
 
 /** Every referenced row must exist for the caller and sit in the changed row's organization. */
-async function checkReferences<M extends OrganizationScopedModel>(ctx: Context, tx: Transaction, spec: CrudSpec<M>, data: Columns<M>, organizationId: number) {
+async function checkReferences<M extends OrganizationScopedModel>(
+  ctx: Context,
+  tx: Transaction,
+  spec: CrudSpec<M>,
+  data: Columns<M>,
+  organizationId: number,
+) {
   for (const [name, field] of fieldsOf(spec.fields)) {
     const rowId = data[name];
     if (!field.references || typeof rowId !== 'number' || name === spec.parent) continue;
-    const referenced = await findForChange(ctx, field.references, rowId, `${field.references} ${rowId}`, tx).catch(nullIfNotFound);
+    const referenced = await findForChange(ctx, field.references, rowId, `${field.references} ${rowId}`, tx).catch(
+      nullIfNotFound,
+    );
     if (!referenced || referenced.organizationId !== organizationId) {
       throw badUserInput(`${name} ${rowId} is not a ${field.references} of this organization`, `input.${name}`);
     }
@@ -148,14 +173,17 @@ function payloadType(typeName: string, verb: string, model: OrganizationScopedMo
       // The row was written by this request: if it is gone, that is a failure with its own cause.
       [lowerFirst(typeName)]: t.prismaField({
         type: model,
-        resolve: (query, payload) => delegateOf(prisma(), model).findUniqueOrThrow({ ...query, where: { id: payload.rowId } }),
+        resolve: (query, payload) =>
+          delegateOf(prisma(), model).findUniqueOrThrow({ ...query, where: { id: payload.rowId } }),
       }),
     }),
   });
 }
 
 /** Adds create<Type>, update<Type> and delete<Type>: validated, authorized by the role matrix, one transaction each with its action log entry. */
-export function defineCrudMutations<M extends OrganizationScopedModel, P extends ColumnName<M>>(spec: CrudSpec<M, P>): void {
+export function defineCrudMutations<M extends OrganizationScopedModel, P extends ColumnName<M>>(
+  spec: CrudSpec<M, P>,
+): void {
   const { typeName, label, model } = spec;
   const fields = fieldsOf<M>(spec.fields);
   const operations = spec.operations ?? ['create', 'update', 'delete'];
@@ -165,7 +193,10 @@ export function defineCrudMutations<M extends OrganizationScopedModel, P extends
     const Input = builder.inputType(`Create${typeName}Input`, {
       fields: (t) =>
         Object.fromEntries(
-          fields.map(([name, field]) => [name, inputField(t, field, !!field.required && !(name === spec.parent && spec.defaultParent))]),
+          fields.map(([name, field]) => [
+            name,
+            inputField(t, field, !!field.required && !(name === spec.parent && spec.defaultParent)),
+          ]),
         ),
     });
     const Payload = payloadType(typeName, 'Create', model);
@@ -179,17 +210,28 @@ export function defineCrudMutations<M extends OrganizationScopedModel, P extends
           if (typeof parentId !== 'number') throw badUserInput(`${spec.parent} is required`, `input.${spec.parent}`);
           const data = { ...given, [spec.parent]: parentId } as GivenColumns<M, P>;
           const parentModel = spec.fields[spec.parent]!.references!;
-          const parent = await findForChange(ctx, parentModel, parentId, label === parentModel ? label : parentModel).catch((error) => {
-            throw isNotFound(error) ? badUserInput(`${spec.parent} ${parentId} does not exist`, `input.${spec.parent}`) : error;
+          const parent = await findForChange(
+            ctx,
+            parentModel,
+            parentId,
+            label === parentModel ? label : parentModel,
+          ).catch((error) => {
+            throw isNotFound(error)
+              ? badUserInput(`${spec.parent} ${parentId} does not exist`, `input.${spec.parent}`)
+              : error;
           });
           authorize(ctx, spec.action, parent.organizationId);
-          const row = await recordChange(ctx, { method: 'CREATE', entityType: typeName, organizationId: parent.organizationId }, async (tx) => {
-            await checkReferences(ctx, tx, spec, data, parent.organizationId);
-            await spec.check?.(tx, data, null);
-            const extra = await spec.onCreate?.(tx, data, ctx);
-            // The input requires the required columns the caller gives; onCreate sets the others.
-            return delegateOf(tx, model).create({ data: { ...data, ...extra } as NewRow<M>, select: { id: true } });
-          });
+          const row = await recordChange(
+            ctx,
+            { method: 'CREATE', entityType: typeName, organizationId: parent.organizationId },
+            async (tx) => {
+              await checkReferences(ctx, tx, spec, data, parent.organizationId);
+              await spec.check?.(tx, data, null);
+              const extra = await spec.onCreate?.(tx, data, ctx);
+              // The input requires the required columns the caller gives; onCreate sets the others.
+              return delegateOf(tx, model).create({ data: { ...data, ...extra } as NewRow<M>, select: { id: true } });
+            },
+          );
           return { rowId: row.id };
         },
       }),
@@ -200,7 +242,9 @@ export function defineCrudMutations<M extends OrganizationScopedModel, P extends
     const Input = builder.inputType(`Update${typeName}Input`, {
       fields: (t) => ({
         ...target(t),
-        ...Object.fromEntries(fields.filter(([name]) => name !== spec.parent).map(([name, field]) => [name, inputField(t, field, false)])),
+        ...Object.fromEntries(
+          fields.filter(([name]) => name !== spec.parent).map(([name, field]) => [name, inputField(t, field, false)]),
+        ),
       }),
     });
     const Payload = payloadType(typeName, 'Update', model);
@@ -210,15 +254,23 @@ export function defineCrudMutations<M extends OrganizationScopedModel, P extends
         args: { input: t.arg({ type: Input, required: true }) },
         resolve: async (_root, args, ctx) => {
           const rowId = targetRowId(args.input, typeName);
-          const data = cleanValues(model, fields.filter(([name]) => name !== spec.parent), args.input);
+          const data = cleanValues(
+            model,
+            fields.filter(([name]) => name !== spec.parent),
+            args.input,
+          );
           const row = await findForChange(ctx, model, rowId, label);
           authorize(ctx, spec.action, row.organizationId);
-          await recordChange(ctx, { method: 'UPDATE', entityType: typeName, organizationId: row.organizationId }, async (tx) => {
-            await checkReferences(ctx, tx, spec, data, row.organizationId);
-            await spec.check?.(tx, data, rowId);
-            await spec.onUpdate?.(tx, data, rowId);
-            return delegateOf(tx, model).update({ where: { id: rowId }, data, select: { id: true } });
-          });
+          await recordChange(
+            ctx,
+            { method: 'UPDATE', entityType: typeName, organizationId: row.organizationId },
+            async (tx) => {
+              await checkReferences(ctx, tx, spec, data, row.organizationId);
+              await spec.check?.(tx, data, rowId);
+              await spec.onUpdate?.(tx, data, rowId);
+              return delegateOf(tx, model).update({ where: { id: rowId }, data, select: { id: true } });
+            },
+          );
           return { rowId };
         },
       }),
@@ -236,11 +288,18 @@ export function defineCrudMutations<M extends OrganizationScopedModel, P extends
           const rowId = targetRowId(args.input, typeName);
           const row = await findForChange(ctx, model, rowId, label);
           authorize(ctx, spec.action, row.organizationId);
-          await recordChange(ctx, { method: 'DELETE', entityType: typeName, organizationId: row.organizationId }, async (tx) => {
-            await spec.beforeDelete?.(tx, rowId);
-            // The board is read before the row goes, so subscribers of that board hear of it.
-            return delegateOf(tx, model).delete({ where: { id: rowId }, select: { id: true, ...(isOnBoard(model) ? boardSelect(model) : {}) } });
-          });
+          await recordChange(
+            ctx,
+            { method: 'DELETE', entityType: typeName, organizationId: row.organizationId },
+            async (tx) => {
+              await spec.beforeDelete?.(tx, rowId);
+              // The board is read before the row goes, so subscribers of that board hear of it.
+              return delegateOf(tx, model).delete({
+                where: { id: rowId },
+                select: { id: true, ...(isOnBoard(model) ? boardSelect(model) : {}) },
+              });
+            },
+          );
           return { rowId };
         },
       }),
@@ -281,17 +340,33 @@ export function defineReorderMutation<L extends OrderedList>(spec: ReorderSpec<L
       resolve: async (query, _root, { input }, ctx) => {
         const parent = await findForChange(ctx, parentModel, input[parentField], parentModel);
         authorize(ctx, spec.action, parent.organizationId);
-        await recordChange(ctx, { method: 'UPDATE', entityType: parentModel, organizationId: parent.organizationId, event: 'REORDERED' }, async (tx) => {
-          // Read inside the transaction, so a child added meanwhile cannot slip past the check.
-          const rows = await delegateOf(tx, model).findMany({ where: children(parent.id), select: { id: true } });
-          const expected = new Set(rows.map((row) => row.id));
-          if (input.ids.length !== expected.size || new Set(input.ids).size !== input.ids.length || !input.ids.every((id) => expected.has(id))) {
-            throw badUserInput(`ids must list each ${spec.label.toLowerCase()} of ${parentModel} ${parent.id} exactly once`, 'input.ids');
-          }
-          for (const [index, id] of input.ids.entries()) await delegateOf(tx, model).update({ where: { id }, data: { order: index + 1 }, select: { id: true } });
-          return { id: parent.id };
+        await recordChange(
+          ctx,
+          { method: 'UPDATE', entityType: parentModel, organizationId: parent.organizationId, event: 'REORDERED' },
+          async (tx) => {
+            // Read inside the transaction, so a child added meanwhile cannot slip past the check.
+            const rows = await delegateOf(tx, model).findMany({ where: children(parent.id), select: { id: true } });
+            const expected = new Set(rows.map((row) => row.id));
+            if (
+              input.ids.length !== expected.size ||
+              new Set(input.ids).size !== input.ids.length ||
+              !input.ids.every((id) => expected.has(id))
+            ) {
+              throw badUserInput(
+                `ids must list each ${spec.label.toLowerCase()} of ${parentModel} ${parent.id} exactly once`,
+                'input.ids',
+              );
+            }
+            for (const [index, id] of input.ids.entries())
+              await delegateOf(tx, model).update({ where: { id }, data: { order: index + 1 }, select: { id: true } });
+            return { id: parent.id };
+          },
+        );
+        return delegateOf(prisma(), model).findMany({
+          ...query,
+          where: children(parent.id),
+          orderBy: [{ order: 'asc' }, { id: 'asc' }],
         });
-        return delegateOf(prisma(), model).findMany({ ...query, where: children(parent.id), orderBy: [{ order: 'asc' }, { id: 'asc' }] });
       },
     }),
   );

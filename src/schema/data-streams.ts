@@ -94,7 +94,11 @@ defineRootFields({
 });
 
 const longText: FieldSpec = { type: 'String', maxLength: 10_000 };
-const position: FieldSpec = { type: 'Int', min: 1, description: 'Position in the stream; a new row without one goes last.' };
+const position: FieldSpec = {
+  type: 'Int',
+  min: 1,
+  description: 'Position in the stream; a new row without one goes last.',
+};
 
 defineCrudMutations({
   model: 'DataStream',
@@ -131,7 +135,10 @@ defineCrudMutations({
     cameraY2: { type: 'Float' },
     enableDescription: { type: 'Boolean' },
   },
-  onCreate: async (tx, data, ctx) => ({ authorId: principalOf(ctx).userId, order: data.order ?? (await nextPosition(tx, 'Slide', data.dataStreamId)) }),
+  onCreate: async (tx, data, ctx) => ({
+    authorId: principalOf(ctx).userId,
+    order: data.order ?? (await nextPosition(tx, 'Slide', data.dataStreamId)),
+  }),
 });
 
 defineCrudMutations({
@@ -142,21 +149,40 @@ defineCrudMutations({
   parent: 'dataStreamId',
   fields: {
     dataStreamId: { type: 'Int', required: true, references: 'DataStream', description: 'Row id of the data stream.' },
-    objectConnectionId: { type: 'Int', required: true, references: 'WhiteboardObjectConnection', description: 'Row id of an object connection on the same board as the stream.' },
+    objectConnectionId: {
+      type: 'Int',
+      required: true,
+      references: 'WhiteboardObjectConnection',
+      description: 'Row id of an object connection on the same board as the stream.',
+    },
     direction: { type: DataStreamConnectionDirection },
     order: position,
     description: longText,
   },
-  onCreate: async (tx, data) => ({ order: data.order ?? (await nextPosition(tx, 'DataStreamConnection', data.dataStreamId)) }),
+  onCreate: async (tx, data) => ({
+    order: data.order ?? (await nextPosition(tx, 'DataStreamConnection', data.dataStreamId)),
+  }),
   // A stream can only walk the connections drawn on its own board.
   check: async (tx, data, rowId) => {
     if (data.objectConnectionId == null) return;
-    const stream = rowId == null
-      ? await tx.dataStream.findUniqueOrThrow({ where: { id: data.dataStreamId! }, select: { whiteboardId: true } })
-      : (await tx.dataStreamConnection.findUniqueOrThrow({ where: { id: rowId }, select: { dataStream: { select: { whiteboardId: true } } } })).dataStream;
-    const connection = await tx.whiteboardObjectConnection.findUnique({ where: { id: data.objectConnectionId }, select: { whiteboardId: true } });
+    const stream =
+      rowId == null
+        ? await tx.dataStream.findUniqueOrThrow({ where: { id: data.dataStreamId! }, select: { whiteboardId: true } })
+        : (
+            await tx.dataStreamConnection.findUniqueOrThrow({
+              where: { id: rowId },
+              select: { dataStream: { select: { whiteboardId: true } } },
+            })
+          ).dataStream;
+    const connection = await tx.whiteboardObjectConnection.findUnique({
+      where: { id: data.objectConnectionId },
+      select: { whiteboardId: true },
+    });
     if (connection?.whiteboardId !== stream.whiteboardId) {
-      throw badUserInput(`objectConnectionId ${data.objectConnectionId} is not a connection on the stream's board`, 'input.objectConnectionId');
+      throw badUserInput(
+        `objectConnectionId ${data.objectConnectionId} is not a connection on the stream's board`,
+        'input.objectConnectionId',
+      );
     }
   },
 });

@@ -4,19 +4,32 @@ import { enumFilter } from './filters.js';
 
 // The GraphQL enums mirror the database's, so a value means the same at every layer.
 export const RateCode = builder.enumType(prismaEnums.RateCode, { name: 'RateCode' });
-export const Role = builder.enumType(prismaEnums.Role, { name: 'Role', description: "A member's role in an organization." });
+export const Role = builder.enumType(prismaEnums.Role, {
+  name: 'Role',
+  description: "A member's role in an organization.",
+});
 export const ApiKeyPermission = builder.enumType(prismaEnums.ApiKeyPermission, { name: 'ApiKeyPermission' });
 export const ActionMethod = builder.enumType(prismaEnums.ActionMethod, { name: 'ActionMethod' });
 export const DataStreamConnectionDirection = builder.enumType(prismaEnums.DataStreamConnectionDirection, {
   name: 'DataStreamConnectionDirection',
 });
-export const ObjectConnectionDirection = builder.enumType(prismaEnums.ObjectConnectionDirection, { name: 'ObjectConnectionDirection' });
-export const ObjectConnectionShape = builder.enumType(prismaEnums.ObjectConnectionShape, { name: 'ObjectConnectionShape' });
-export const ObjectConnectionStyle = builder.enumType(prismaEnums.ObjectConnectionStyle, { name: 'ObjectConnectionStyle' });
+export const ObjectConnectionDirection = builder.enumType(prismaEnums.ObjectConnectionDirection, {
+  name: 'ObjectConnectionDirection',
+});
+export const ObjectConnectionShape = builder.enumType(prismaEnums.ObjectConnectionShape, {
+  name: 'ObjectConnectionShape',
+});
+export const ObjectConnectionStyle = builder.enumType(prismaEnums.ObjectConnectionStyle, {
+  name: 'ObjectConnectionStyle',
+});
 export const HighlightOperand = builder.enumType(prismaEnums.HighlightOperand, { name: 'HighlightOperand' });
-export const LibraryPublishedStatus = builder.enumType(prismaEnums.LibraryPublishedStatus, { name: 'LibraryPublishedStatus' });
+export const LibraryPublishedStatus = builder.enumType(prismaEnums.LibraryPublishedStatus, {
+  name: 'LibraryPublishedStatus',
+});
 export const LibraryClassType = builder.enumType(prismaEnums.LibraryClassType, { name: 'LibraryClassType' });
-export const ClassConfAttributeType = builder.enumType(prismaEnums.ClassConfAttributeType, { name: 'ClassConfAttributeType' });
+export const ClassConfAttributeType = builder.enumType(prismaEnums.ClassConfAttributeType, {
+  name: 'ClassConfAttributeType',
+});
 
 export const RoleFilter = enumFilter(Role);
 export const ApiKeyPermissionFilter = enumFilter(ApiKeyPermission);

@@ -15,7 +15,9 @@ export function badUserInput(message: string, field: string): GraphQLError {
 }
 
 /** No valid API key: missing, unknown, revoked, expired, or its user is inactive. */
-export function unauthenticated(message = 'Not authenticated: send a valid API key in the X-API-KEY header'): GraphQLError {
+export function unauthenticated(
+  message = 'Not authenticated: send a valid API key in the X-API-KEY header',
+): GraphQLError {
   return expected('UNAUTHENTICATED', message, { http: { status: 401 } });
 }
 
@@ -50,10 +52,17 @@ export function serviceUnavailable(located?: GraphQLError): GraphQLError {
   return new GraphQLError(unavailableMessage, {
     nodes: located?.nodes,
     path: located?.path,
-    extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } } },
+    extensions: {
+      code: 'SERVICE_UNAVAILABLE',
+      http: { status: 503, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
+    },
   });
 }
 
 export function tooManySubscriptions(limit: number): GraphQLError {
-  return expected('TOO_MANY_SUBSCRIPTIONS', `An API key may hold at most ${limit} open subscriptions; close one first`, { http: { status: 429 } });
+  return expected(
+    'TOO_MANY_SUBSCRIPTIONS',
+    `An API key may hold at most ${limit} open subscriptions; close one first`,
+    { http: { status: 429 } },
+  );
 }

@@ -6,7 +6,8 @@ import { badUserInput, forbidden } from './errors.js';
 import { principalOf } from './context.js';
 
 builder.scalarType('Upload', {
-  description: 'A file sent as a part of a multipart request (https://github.com/jaydenseric/graphql-multipart-request-spec).',
+  description:
+    'A file sent as a part of a multipart request (https://github.com/jaydenseric/graphql-multipart-request-spec).',
   serialize: () => {
     throw new TypeError('Upload is an input type');
   },
@@ -14,18 +15,24 @@ builder.scalarType('Upload', {
     // Yoga hands over a Web File; its class may come from a fetch ponyfill rather than the global one.
     const file = value as File | null;
     // A GraphQLError: a wrong value is the caller's to fix, not a masked "Unexpected error.".
-    if (typeof file?.arrayBuffer !== 'function' || typeof file.name !== 'string') throw badUserInput('Upload must be a file part of a multipart request', 'Upload');
+    if (typeof file?.arrayBuffer !== 'function' || typeof file.name !== 'string')
+      throw badUserInput('Upload must be a file part of a multipart request', 'Upload');
     return file;
   },
 });
 
 const UploadFileInput = builder.inputType('UploadFileInput', {
-  fields: (t) => ({ file: t.field({ type: 'Upload', required: true, description: 'The file; its part carries the content type.' }) }),
+  fields: (t) => ({
+    file: t.field({ type: 'Upload', required: true, description: 'The file; its part carries the content type.' }),
+  }),
 });
 
 const UploadFilePayload = builder.objectRef<{ rowId: number }>('UploadFilePayload').implement({
   fields: (t) => ({
-    file: t.prismaField({ type: 'File', resolve: (query, payload) => prisma().file.findUniqueOrThrow({ ...query, where: { id: payload.rowId } }) }),
+    file: t.prismaField({
+      type: 'File',
+      resolve: (query, payload) => prisma().file.findUniqueOrThrow({ ...query, where: { id: payload.rowId } }),
+    }),
   }),
 });
 
@@ -46,17 +53,29 @@ builder.mutationField('uploadFile', (t) =>
       const store = fileStore();
       const contentType = baseContentType(input.file.type);
       if (!allowedContentTypes[contentType]) {
-        throw badUserInput(`content type "${contentType || 'none'}" is not allowed; allowed: ${Object.keys(allowedContentTypes).join(', ')}`, 'input.file');
+        throw badUserInput(
+          `content type "${contentType || 'none'}" is not allowed; allowed: ${Object.keys(allowedContentTypes).join(', ')}`,
+          'input.file',
+        );
       }
-      if (input.file.size > store.maxBytes) throw badUserInput(`the file is larger than ${store.maxBytes} bytes`, 'input.file');
+      if (input.file.size > store.maxBytes)
+        throw badUserInput(`the file is larger than ${store.maxBytes} bytes`, 'input.file');
       const bytes = new Uint8Array(await input.file.arrayBuffer());
       if (bytes.length === 0) throw badUserInput('the file is empty', 'input.file');
-      if (!contentMatches(bytes, contentType)) throw badUserInput(`the file's content is not ${contentType}`, 'input.file');
+      if (!contentMatches(bytes, contentType))
+        throw badUserInput(`the file's content is not ${contentType}`, 'input.file');
       const stored = await store.save(bytes, contentType);
       const change = { method: 'CREATE', entityType: 'File', organizationId } as const;
       const row = await recordChange(ctx, change, (tx) =>
         tx.file.create({
-          data: { file: stored, name: displayName(input.file.name), contentType, size: bytes.length, organizationId, uploadedById: principalOf(ctx).userId },
+          data: {
+            file: stored,
+            name: displayName(input.file.name),
+            contentType,
+            size: bytes.length,
+            organizationId,
+            uploadedById: principalOf(ctx).userId,
+          },
           select: { id: true },
         }),
       ).catch(async (error: unknown) => {

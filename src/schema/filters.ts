@@ -5,7 +5,9 @@ import { builder, type BuilderTypes } from './builder.js';
 
 export const OrderDirection = builder.enumType('OrderDirection', { values: ['ASC', 'DESC'] as const });
 
-type Comparison = Partial<Record<'eq' | 'ne' | 'in' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'startsWith', unknown>>;
+type Comparison = Partial<
+  Record<'eq' | 'ne' | 'in' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'startsWith', unknown>
+>;
 
 // One table turns every filter operator into Prisma's; string matching ignores case.
 const prismaOperator: Record<keyof Comparison, (value: unknown) => Record<string, unknown>> = {
@@ -20,17 +22,31 @@ const prismaOperator: Record<keyof Comparison, (value: unknown) => Record<string
   startsWith: (value) => ({ startsWith: value, mode: 'insensitive' }),
 };
 
-function comparisonInput(name: string, description: string, type: InputType<BuilderTypes>, operators: (keyof Comparison)[]) {
+function comparisonInput(
+  name: string,
+  description: string,
+  type: InputType<BuilderTypes>,
+  operators: (keyof Comparison)[],
+) {
   return builder.inputType(name, {
     description,
-    fields: (t) => Object.fromEntries(operators.map((operator) => [operator, operator === 'in' ? t.field({ type: [type] }) : t.field({ type })])),
+    fields: (t) =>
+      Object.fromEntries(
+        operators.map((operator) => [operator, operator === 'in' ? t.field({ type: [type] }) : t.field({ type })]),
+      ),
   });
 }
 
 const scalarFilters = {
   Int: comparisonInput('IntFilter', 'Compares an integer.', 'Int', ['eq', 'ne', 'in', 'gt', 'gte', 'lt', 'lte']),
   Float: comparisonInput('FloatFilter', 'Compares a number.', 'Float', ['eq', 'ne', 'gt', 'gte', 'lt', 'lte']),
-  String: comparisonInput('StringFilter', 'Compares a string; `contains` and `startsWith` ignore case.', 'String', ['eq', 'ne', 'in', 'contains', 'startsWith']),
+  String: comparisonInput('StringFilter', 'Compares a string; `contains` and `startsWith` ignore case.', 'String', [
+    'eq',
+    'ne',
+    'in',
+    'contains',
+    'startsWith',
+  ]),
   Boolean: comparisonInput('BooleanFilter', 'Compares a boolean.', 'Boolean', ['eq']),
   DateTime: comparisonInput('DateTimeFilter', 'Compares a timestamp.', 'DateTime', ['eq', 'gt', 'gte', 'lt', 'lte']),
 };
@@ -54,7 +70,10 @@ export function modelFilter(typeName: string, fields: Record<string, FilterKind>
     description: `Conditions on ${typeName} rows; all given conditions must hold.`,
     fields: (t) => ({
       ...Object.fromEntries(
-        Object.entries(fields).map(([field, kind]) => [field, t.field({ type: typeof kind === 'string' ? scalarFilters[kind] : kind })]),
+        Object.entries(fields).map(([field, kind]) => [
+          field,
+          t.field({ type: typeof kind === 'string' ? scalarFilters[kind] : kind }),
+        ]),
       ),
       and: t.field({ type: [ref] }),
       or: t.field({ type: [ref] }),

@@ -39,7 +39,11 @@ export function rowIdNode<M extends ModelName>(model: M) {
  * `node` and `nodes`: every id through the request's row loader with the selection Pothos plans for
  * its type, so the ids of one type cost one statement and the relations beneath ride on it.
  */
-export function loadNodes(ctx: Context, info: GraphQLResolveInfo, ids: readonly ({ typename: string; id: string } | null | undefined)[]): Promise<(object | null)[]> {
+export function loadNodes(
+  ctx: Context,
+  info: GraphQLResolveInfo,
+  ids: readonly ({ typename: string; id: string } | null | undefined)[],
+): Promise<(object | null)[]> {
   const selections = new Map<string, Promise<PlannedQuery<ModelName>>>();
   const selectionOf = (typeName: string) => {
     let selection = selections.get(typeName);

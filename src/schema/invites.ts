@@ -60,7 +60,8 @@ function authorizeInvite(ctx: Context, organizationId: number, role: RoleValue):
 
 function cleanEmail(value: string): string {
   const email = value.trim().toLowerCase();
-  if (email.length > 255 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw badUserInput('email is not a valid email address', 'input.email');
+  if (email.length > 255 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
+    throw badUserInput('email is not a valid email address', 'input.email');
   return email;
 }
 
@@ -85,17 +86,33 @@ async function findUsableInvite(token: string): Promise<UsableInvite> {
 async function joinByInvite(tx: Transaction, invite: UsableInvite, userId: number): Promise<{ id: number }> {
   const now = new Date();
   // Only one transaction can flip acceptedAt, so a token is used at most once even when raced.
-  const { count } = await tx.userInvite.updateMany({ where: { id: invite.id, acceptedAt: null, expiresAt: { gt: now } }, data: { acceptedAt: now } });
+  const { count } = await tx.userInvite.updateMany({
+    where: { id: invite.id, acceptedAt: null, expiresAt: { gt: now } },
+    data: { acceptedAt: now },
+  });
   if (count === 0) throw invalidToken();
-  const existing = await tx.userOrganization.findUnique({ where: { userId_organizationId: { userId, organizationId: invite.organizationId } } });
+  const existing = await tx.userOrganization.findUnique({
+    where: { userId_organizationId: { userId, organizationId: invite.organizationId } },
+  });
   if (existing) throw conflict('The user is already a member of the organization');
-  const membership = await tx.userOrganization.create({ data: { userId, organizationId: invite.organizationId, role: invite.role }, select: { id: true } });
-  await tx.user.updateMany({ where: { id: userId, activeOrganizationId: null }, data: { activeOrganizationId: invite.organizationId } });
+  const membership = await tx.userOrganization.create({
+    data: { userId, organizationId: invite.organizationId, role: invite.role },
+    select: { id: true },
+  });
+  await tx.user.updateMany({
+    where: { id: userId, activeOrganizationId: null },
+    data: { activeOrganizationId: invite.organizationId },
+  });
   return membership;
 }
 
 /** The first key of a registered user carries what the invited role can use. */
-const firstKeyPermission: Record<RoleValue, ApiKeyPermission> = { OWNER: 'ADMIN', ADMIN: 'ADMIN', MEMBER: 'READ_WRITE', VIEWER: 'READ_ONLY' };
+const firstKeyPermission: Record<RoleValue, ApiKeyPermission> = {
+  OWNER: 'ADMIN',
+  ADMIN: 'ADMIN',
+  MEMBER: 'READ_WRITE',
+  VIEWER: 'READ_ONLY',
+};
 
 /**
  * Registers a new user through an invite: the user, the membership and a first API key in one
@@ -106,15 +123,27 @@ export async function registerWithInvite(input: { token: string; firstName: stri
   const firstName = cleanName(input.firstName, 'firstName')!;
   const lastName = cleanName(input.lastName, 'lastName') ?? '';
   return prisma().$transaction(async (tx) => {
-    if (await tx.user.findFirst({ where: { email: { equals: invite.email, mode: 'insensitive' } }, select: { id: true } })) {
+    if (
+      await tx.user.findFirst({ where: { email: { equals: invite.email, mode: 'insensitive' } }, select: { id: true } })
+    ) {
       throw conflict('A user with this email address exists: accept the invite with their API key instead');
     }
     const user = await tx.user.create({ data: { email: invite.email, firstName, lastName }, select: { id: true } });
     const membership = await joinByInvite(tx, invite, user.id);
-    const apiKey = await createApiKey(tx, { userId: user.id, name: 'first key', permission: firstKeyPermission[invite.role] });
+    const apiKey = await createApiKey(tx, {
+      userId: user.id,
+      name: 'first key',
+      permission: firstKeyPermission[invite.role],
+    });
     // recordChange logs for a caller; here the caller is the user this transaction creates.
     await tx.userActionLog.create({
-      data: { userId: user.id, organizationId: invite.organizationId, method: 'CREATE', entityType: 'User', entityId: user.id },
+      data: {
+        userId: user.id,
+        organizationId: invite.organizationId,
+        method: 'CREATE',
+        entityType: 'User',
+        entityId: user.id,
+      },
     });
     return { userId: user.id, membershipId: membership.id, apiKeySecret: apiKey.secret };
   });
@@ -122,25 +151,31 @@ export async function registerWithInvite(input: { token: string; firstName: stri
 
 const RegisterWithInviteInput = builder.inputType('RegisterWithInviteInput', {
   fields: (t) => ({
-    token: t.string({ required: true, description: 'The token of an open invite for an email address that has no user yet.' }),
+    token: t.string({
+      required: true,
+      description: 'The token of an open invite for an email address that has no user yet.',
+    }),
     firstName: t.string({ required: true }),
     lastName: t.string(),
   }),
 });
 
-const RegisterWithInvitePayload = builder.objectRef<Awaited<ReturnType<typeof registerWithInvite>>>('RegisterWithInvitePayload').implement({
-  fields: (t) => ({
-    userId: t.exposeInt('userId', { description: 'Row id of the new user.' }),
-    membershipId: t.exposeInt('membershipId', { description: 'Row id of the new membership.' }),
-    apiKey: t.exposeString('apiKeySecret', { description: "The first API key's secret, shown this once." }),
-  }),
-});
+const RegisterWithInvitePayload = builder
+  .objectRef<Awaited<ReturnType<typeof registerWithInvite>>>('RegisterWithInvitePayload')
+  .implement({
+    fields: (t) => ({
+      userId: t.exposeInt('userId', { description: 'Row id of the new user.' }),
+      membershipId: t.exposeInt('membershipId', { description: 'Row id of the new membership.' }),
+      apiKey: t.exposeString('apiKeySecret', { description: "The first API key's secret, shown this once." }),
+    }),
+  });
 
 // A newcomer has no API key to send: the invite's token is the credential.
 builder.mutationField('registerWithInvite', (t) =>
   t.field({
     type: RegisterWithInvitePayload,
-    description: 'Registers a new user through an invite, without an API key: the user, the membership and a first API key, whose secret is answered once.',
+    description:
+      'Registers a new user through an invite, without an API key: the user, the membership and a first API key, whose secret is answered once.',
     args: { input: t.arg({ type: RegisterWithInviteInput, required: true }) },
     skipTypeScopes: true,
     extensions: publicField,
@@ -151,15 +186,26 @@ builder.mutationField('registerWithInvite', (t) =>
 const CreateUserInviteInput = builder.inputType('CreateUserInviteInput', {
   fields: (t) => ({
     email: t.string({ required: true, description: 'Who is invited; stored in lower case.' }),
-    role: t.field({ type: Role, required: true, description: 'The role the invitee gets; OWNER only when an owner invites.' }),
+    role: t.field({
+      type: Role,
+      required: true,
+      description: 'The role the invitee gets; OWNER only when an owner invites.',
+    }),
     organizationId: t.int({ description: "Row id of the organization; defaults to the caller's active organization." }),
   }),
 });
 
-const ResendUserInviteInput = builder.inputType('ResendUserInviteInput', { fields: (t) => rowTargetFields(t, 'invite') });
+const ResendUserInviteInput = builder.inputType('ResendUserInviteInput', {
+  fields: (t) => rowTargetFields(t, 'invite'),
+});
 
 const AcceptUserInviteInput = builder.inputType('AcceptUserInviteInput', {
-  fields: (t) => ({ token: t.string({ required: true, description: "The invite's token; the invite must be for the caller's email address." }) }),
+  fields: (t) => ({
+    token: t.string({
+      required: true,
+      description: "The invite's token; the invite must be for the caller's email address.",
+    }),
+  }),
 });
 
 /** The answer of a mutation that issues a token: the invite, and the token this once. */
@@ -171,7 +217,8 @@ function invitePayload(name: string) {
         resolve: (query, payload) => prisma().userInvite.findUniqueOrThrow({ ...query, where: { id: payload.rowId } }),
       }),
       token: t.exposeString('token', {
-        description: 'The single-use token, shown this once (only its hash is stored). This service sends no mail: pass it on to the invitee.',
+        description:
+          'The single-use token, shown this once (only its hash is stored). This service sends no mail: pass it on to the invitee.',
       }),
     }),
   });
@@ -181,7 +228,8 @@ const AcceptUserInvitePayload = builder.objectRef<{ rowId: number }>('AcceptUser
   fields: (t) => ({
     membership: t.prismaField({
       type: Membership,
-      resolve: (query, payload) => prisma().userOrganization.findUniqueOrThrow({ ...query, where: { id: payload.rowId } }),
+      resolve: (query, payload) =>
+        prisma().userOrganization.findUniqueOrThrow({ ...query, where: { id: payload.rowId } }),
     }),
   }),
 });
@@ -194,13 +242,22 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       const email = cleanEmail(input.email);
       const organizationId = input.organizationId ?? principalOf(ctx).activeOrganizationId;
-      if (organizationId == null) throw badUserInput('organizationId is required when the caller has no active organization', 'input.organizationId');
+      if (organizationId == null)
+        throw badUserInput(
+          'organizationId is required when the caller has no active organization',
+          'input.organizationId',
+        );
       const organization = await findForChange(ctx, 'Organization', organizationId, 'Organization');
       authorizeInvite(ctx, organization.id, input.role);
       const { token, data } = issueToken();
       const change = { method: 'CREATE', entityType: 'UserInvite', organizationId: organization.id } as const;
       const invite = await recordChange(ctx, change, async (tx) => {
-        if (await tx.userOrganization.findFirst({ where: { organizationId: organization.id, user: { email } }, select: { id: true } })) {
+        if (
+          await tx.userOrganization.findFirst({
+            where: { organizationId: organization.id, user: { email } },
+            select: { id: true },
+          })
+        ) {
           throw badUserInput(`${email} is already a member of the organization`, 'input.email');
         }
         const open = { organizationId: organization.id, email, acceptedAt: null, expiresAt: { gt: new Date() } };
@@ -208,7 +265,13 @@ builder.mutationFields((t) => ({
           throw badUserInput(`${email} already has an open invite: resend it instead`, 'input.email');
         }
         return tx.userInvite.create({
-          data: { email, role: input.role, organizationId: organization.id, invitedById: principalOf(ctx).userId, ...data },
+          data: {
+            email,
+            role: input.role,
+            organizationId: organization.id,
+            invitedById: principalOf(ctx).userId,
+            ...data,
+          },
           select: { id: true },
         });
       });
@@ -217,26 +280,36 @@ builder.mutationFields((t) => ({
   }),
   resendUserInvite: t.field({
     type: invitePayload('ResendUserInvitePayload'),
-    description: 'Replaces the token of an open invite with a new one, valid for 7 days from now; the old token stops working.',
+    description:
+      'Replaces the token of an open invite with a new one, valid for 7 days from now; the old token stops working.',
     args: { input: t.arg({ type: ResendUserInviteInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const target = await findForChange(ctx, 'UserInvite', targetRowId(input, 'UserInvite'), 'User invite');
-      const invite = await prisma().userInvite.findUniqueOrThrow({ where: { id: target.id }, select: { role: true, acceptedAt: true } });
+      const invite = await prisma().userInvite.findUniqueOrThrow({
+        where: { id: target.id },
+        select: { role: true, acceptedAt: true },
+      });
       authorizeInvite(ctx, target.organizationId, invite.role);
       if (invite.acceptedAt) throw conflict('The invite has been accepted already');
       const { token, data } = issueToken();
       const change = { method: 'UPDATE', entityType: 'UserInvite', organizationId: target.organizationId } as const;
-      await recordChange(ctx, change, (tx) => tx.userInvite.update({ where: { id: target.id }, data, select: { id: true } }));
+      await recordChange(ctx, change, (tx) =>
+        tx.userInvite.update({ where: { id: target.id }, data, select: { id: true } }),
+      );
       return { rowId: target.id, token };
     },
   }),
   acceptUserInvite: t.field({
     type: AcceptUserInvitePayload,
-    description: "Joins the invite's organization with its role, as the caller, whose email address the invite must be for.",
+    description:
+      "Joins the invite's organization with its role, as the caller, whose email address the invite must be for.",
     args: { input: t.arg({ type: AcceptUserInviteInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const invite = await findUsableInvite(input.token);
-      const caller = await prisma().user.findUniqueOrThrow({ where: { id: principalOf(ctx).userId }, select: { email: true } });
+      const caller = await prisma().user.findUniqueOrThrow({
+        where: { id: principalOf(ctx).userId },
+        select: { email: true },
+      });
       // A token for someone else is reported like an unknown one.
       if (caller.email.toLowerCase() !== invite.email.toLowerCase()) throw invalidToken();
       const change = { method: 'CREATE', entityType: 'Membership', organizationId: invite.organizationId } as const;

@@ -31,10 +31,18 @@ export function createLoaders(principal: Principal | null): Loaders {
   };
 }
 
-async function rowsByIds<M extends ModelName>(model: M, selection: PlannedQuery<M>, ids: readonly number[], principal: Principal): Promise<(Row<M> | null)[]> {
+async function rowsByIds<M extends ModelName>(
+  model: M,
+  selection: PlannedQuery<M>,
+  ids: readonly number[],
+  principal: Principal,
+): Promise<(Row<M> | null)[]> {
   // The id places each row in the answer, whatever the field selected.
   const query = selection.select ? { ...selection, select: { ...selection.select, id: true } } : selection;
-  const rows = await delegateOf(prisma(), model).findMany({ ...query, where: visibleRowsWhere(model, principal, { in: [...ids] }) });
+  const rows = await delegateOf(prisma(), model).findMany({
+    ...query,
+    where: visibleRowsWhere(model, principal, { in: [...ids] }),
+  });
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id) => byId.get(id) ?? null);
 }

@@ -40,7 +40,11 @@ defineRootFields({
  * Points users whose active organization is `organizationId` (only `userId`, when given) at another
  * of their memberships, the one used last, or at none. One statement whatever the number of users.
  */
-export async function reassignActiveOrganization(tx: Transaction, organizationId: number, userId?: number): Promise<void> {
+export async function reassignActiveOrganization(
+  tx: Transaction,
+  organizationId: number,
+  userId?: number,
+): Promise<void> {
   await tx.$executeRaw`
     UPDATE "user" AS u SET updated_at = now(), organization_id = (
       SELECT m.organization_id FROM user_organization AS m
@@ -61,7 +65,6 @@ async function keepAnOwner(tx: Transaction, organizationId: number, membershipId
   }
 }
 
-
 /** The `{id | rowId}` fields naming the row a mutation is about (read with targetRowId). */
 
 const UpdateMemberRoleInput = builder.inputType('UpdateMemberRoleInput', {
@@ -72,18 +75,26 @@ const UpdateMemberRolePayload = builder.objectRef<{ rowId: number }>('UpdateMemb
   fields: (t) => ({
     membership: t.prismaField({
       type: Membership,
-      resolve: (query, payload) => prisma().userOrganization.findUniqueOrThrow({ ...query, where: { id: payload.rowId } }),
+      resolve: (query, payload) =>
+        prisma().userOrganization.findUniqueOrThrow({ ...query, where: { id: payload.rowId } }),
     }),
   }),
 });
 
 const RemoveMemberInput = builder.inputType('RemoveMemberInput', { fields: (t) => rowTargetFields(t, 'membership') });
 
-
 /** The membership a change is about, with its user and role, as the caller may see it. */
 async function targetMembership(ctx: Context, input: { id?: string | null; rowId?: number | null }) {
-  const { id, organizationId } = await findForChange(ctx, 'UserOrganization', targetRowId(input, 'Membership'), 'Membership');
-  const { userId, role } = await prisma().userOrganization.findUniqueOrThrow({ where: { id }, select: { userId: true, role: true } });
+  const { id, organizationId } = await findForChange(
+    ctx,
+    'UserOrganization',
+    targetRowId(input, 'Membership'),
+    'Membership',
+  );
+  const { userId, role } = await prisma().userOrganization.findUniqueOrThrow({
+    where: { id },
+    select: { userId: true, role: true },
+  });
   return { id, organizationId, userId, role };
 }
 
@@ -98,7 +109,11 @@ builder.mutationFields((t) => ({
       const change = { method: 'UPDATE', entityType: 'Membership', organizationId: membership.organizationId } as const;
       await recordChange(ctx, change, async (tx) => {
         if (input.role !== 'OWNER') await keepAnOwner(tx, membership.organizationId, membership.id);
-        return tx.userOrganization.update({ where: { id: membership.id }, data: { role: input.role }, select: { id: true } });
+        return tx.userOrganization.update({
+          where: { id: membership.id },
+          data: { role: input.role },
+          select: { id: true },
+        });
       });
       forgetUser(membership.userId);
       return { rowId: membership.id };
@@ -117,7 +132,8 @@ builder.mutationFields((t) => ({
       if (!leaving) {
         authorize(ctx, 'manageMembers', membership.organizationId);
         const callerRole = principalOf(ctx).roles.get(membership.organizationId);
-        if (membership.role === 'OWNER' && callerRole !== 'OWNER' && !principalOf(ctx).isAdmin) throw forbidden('Only an owner may remove an owner');
+        if (membership.role === 'OWNER' && callerRole !== 'OWNER' && !principalOf(ctx).isAdmin)
+          throw forbidden('Only an owner may remove an owner');
       }
       const change = { method: 'DELETE', entityType: 'Membership', organizationId: membership.organizationId } as const;
       await recordChange(ctx, change, async (tx) => {

@@ -10,7 +10,7 @@ import { principalOf } from './context.js';
 builder.prismaNode('ObjectRepositoryEntry', {
   ...rowIdNode('ObjectRepositoryEntry'),
   description:
-    "An object published to its organization's repository for reuse on other boards. The legacy \"new\" list is `objectRepositoryEntries(orderBy: [{ field: createdAt, direction: DESC }])`.",
+    'An object published to its organization\'s repository for reuse on other boards. The legacy "new" list is `objectRepositoryEntries(orderBy: [{ field: createdAt, direction: DESC }])`.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
     organizationId: t.exposeInt('organizationId'),
@@ -41,12 +41,20 @@ defineCrudMutations({
   action: 'editContent',
   parent: 'objectId',
   fields: {
-    objectId: { type: 'Int', required: true, references: 'WhiteboardObject', description: 'Row id of the object to publish; the entry joins the organization of its board.' },
+    objectId: {
+      type: 'Int',
+      required: true,
+      references: 'WhiteboardObject',
+      description: 'Row id of the object to publish; the entry joins the organization of its board.',
+    },
     name: { type: 'String', required: true },
     description: { type: 'String', maxLength: 10_000 },
   },
   onCreate: async (tx, data, ctx) => {
-    const object = await tx.whiteboardObject.findUniqueOrThrow({ where: { id: data.objectId }, select: { whiteboard: { select: { organizationId: true } } } });
+    const object = await tx.whiteboardObject.findUniqueOrThrow({
+      where: { id: data.objectId },
+      select: { whiteboard: { select: { organizationId: true } } },
+    });
     return { organizationId: object.whiteboard.organizationId, authorId: principalOf(ctx).userId };
   },
   operations: ['create'],
@@ -55,14 +63,18 @@ defineCrudMutations({
 builder.queryField('objectRepositoryUserChoices', (t) =>
   t.field({
     type: [Choice],
-    description: "The users who published entries to the repositories of the caller's organizations, to filter entries by author.",
+    description:
+      "The users who published entries to the repositories of the caller's organizations, to filter entries by author.",
     resolve: async (_root, _args, ctx) => {
       const authors = await prisma().user.findMany({
         where: { repositoryEntries: { some: tenancyWhere('ObjectRepositoryEntry', principalOf(ctx)) } },
         select: { id: true, email: true, firstName: true, lastName: true },
         orderBy: [{ firstName: 'asc' }, { lastName: 'asc' }, { id: 'asc' }],
       });
-      return authors.map((user) => ({ value: user.id, label: `${user.firstName} ${user.lastName}`.trim() || user.email }));
+      return authors.map((user) => ({
+        value: user.id,
+        label: `${user.firstName} ${user.lastName}`.trim() || user.email,
+      }));
     },
   }),
 );

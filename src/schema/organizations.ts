@@ -73,7 +73,8 @@ const OrganizationInfo = builder.prismaObject('Organization', {
     archivedWhiteboardCount: t.int({
       description: 'Boards in the archive.',
       // A second count of the same relation cannot ride on the planned query; this is one statement more.
-      resolve: (organization) => prisma().whiteboard.count({ where: { organizationId: organization.id, inTheArchive: true } }),
+      resolve: (organization) =>
+        prisma().whiteboard.count({ where: { organizationId: organization.id, inTheArchive: true } }),
     }),
   }),
 });
@@ -83,11 +84,16 @@ builder.queryFields((t) => ({
     type: OrganizationInfo,
     nullable: true,
     description: "Figures about an organization of the caller's, by default the active one; null when there is none.",
-    args: { organizationId: t.arg.int({ description: 'Row id of the organization; defaults to the active organization.' }) },
+    args: {
+      organizationId: t.arg.int({ description: 'Row id of the organization; defaults to the active organization.' }),
+    },
     resolve: (query, _root, args, ctx) => {
       const id = args.organizationId ?? principalOf(ctx).activeOrganizationId;
       if (id == null) return null;
-      return prisma().organization.findUnique({ ...query, where: { id, AND: [tenancyWhere('Organization', principalOf(ctx))] } });
+      return prisma().organization.findUnique({
+        ...query,
+        where: { id, AND: [tenancyWhere('Organization', principalOf(ctx))] },
+      });
     },
   }),
   rateChoices: t.field({
@@ -140,14 +146,18 @@ const CreateOrganizationPayload = builder.objectRef<{ rowId: number }>('CreateOr
 const DeleteOrganizationInput = builder.inputType('DeleteOrganizationInput', {
   fields: (t) => ({
     ...rowTargetFields(t, 'organization'),
-    confirmName: t.string({ required: true, description: "The organization's name, exactly, to confirm that everything in it goes." }),
+    confirmName: t.string({
+      required: true,
+      description: "The organization's name, exactly, to confirm that everything in it goes.",
+    }),
   }),
 });
 
 builder.mutationFields((t) => ({
   createOrganization: t.field({
     type: CreateOrganizationPayload,
-    description: 'Creates an organization with the caller as its owner; it becomes the active one if the caller had none.',
+    description:
+      'Creates an organization with the caller as its owner; it becomes the active one if the caller had none.',
     args: { input: t.arg({ type: CreateOrganizationInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const name = input.name.trim();
@@ -156,10 +166,14 @@ builder.mutationFields((t) => ({
       const change: Change = { method: 'CREATE', entityType: 'Organization', organizationId: (created) => created.id };
       const organization = await recordChange(ctx, change, async (tx) => {
         await checkRate(tx, input.rateId);
-        const rateId = input.rateId ?? (await tx.rate.findUnique({ where: { code: 'FREE' }, select: { id: true } }))?.id ?? null;
+        const rateId =
+          input.rateId ?? (await tx.rate.findUnique({ where: { code: 'FREE' }, select: { id: true } }))?.id ?? null;
         const created = await tx.organization.create({ data: { name, rateId }, select: { id: true } });
         await tx.userOrganization.create({ data: { userId, organizationId: created.id, role: 'OWNER' } });
-        await tx.user.updateMany({ where: { id: userId, activeOrganizationId: null }, data: { activeOrganizationId: created.id } });
+        await tx.user.updateMany({
+          where: { id: userId, activeOrganizationId: null },
+          data: { activeOrganizationId: created.id },
+        });
         return created;
       });
       forgetUser(userId);
@@ -176,7 +190,8 @@ builder.mutationFields((t) => ({
       const { id } = await findForChange(ctx, 'Organization', targetRowId(input, 'Organization'), 'Organization');
       authorize(ctx, 'manageOrganization', id);
       const { name } = await prisma().organization.findUniqueOrThrow({ where: { id }, select: { name: true } });
-      if (input.confirmName.trim() !== name) throw badUserInput("confirmName does not match the organization's name", 'input.confirmName');
+      if (input.confirmName.trim() !== name)
+        throw badUserInput("confirmName does not match the organization's name", 'input.confirmName');
       let members: { userId: number }[] = [];
       // Logged outside the organization: its own log goes with it.
       await recordChange(ctx, { method: 'DELETE', entityType: 'Organization', organizationId: null }, async (tx) => {

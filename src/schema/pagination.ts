@@ -50,12 +50,18 @@ export const connectionOptions = {
 export const pageById = { ...connectionOptions, query: { orderBy: { id: 'asc' as const } } };
 
 /** A related list in its explicit `order` (slides, steps, attributes). */
-export const pageByOrder = { ...connectionOptions, query: { orderBy: [{ order: 'asc' as const }, { id: 'asc' as const }] } };
+export const pageByOrder = {
+  ...connectionOptions,
+  query: { orderBy: [{ order: 'asc' as const }, { id: 'asc' as const }] },
+};
 
 /** A related list that can reach into other organizations (a user's boards), limited to the caller's. */
 export function pageInTenancy<M extends ModelName>(model: M) {
   return {
     ...connectionOptions,
-    query: (_args: object, ctx: Context) => ({ where: tenancyWhere(model, principalOf(ctx)), orderBy: { id: 'asc' as const } }),
+    query: (_args: object, ctx: Context) => ({
+      where: tenancyWhere(model, principalOf(ctx)),
+      orderBy: { id: 'asc' as const },
+    }),
   };
 }

@@ -12,21 +12,24 @@ const orderedLists = {
     parentField: 'dataStreamId',
     parentTable: 'whiteboard_data_stream',
     children: (dataStreamId: number): Where<'Slide'> => ({ dataStreamId }),
-    last: (tx: Transaction, dataStreamId: number) => tx.slide.aggregate({ where: { dataStreamId }, _max: { order: true } }),
+    last: (tx: Transaction, dataStreamId: number) =>
+      tx.slide.aggregate({ where: { dataStreamId }, _max: { order: true } }),
   },
   DataStreamConnection: {
     parentModel: 'DataStream',
     parentField: 'dataStreamId',
     parentTable: 'whiteboard_data_stream',
     children: (dataStreamId: number): Where<'DataStreamConnection'> => ({ dataStreamId }),
-    last: (tx: Transaction, dataStreamId: number) => tx.dataStreamConnection.aggregate({ where: { dataStreamId }, _max: { order: true } }),
+    last: (tx: Transaction, dataStreamId: number) =>
+      tx.dataStreamConnection.aggregate({ where: { dataStreamId }, _max: { order: true } }),
   },
   ClassConfAttribute: {
     parentModel: 'ClassConf',
     parentField: 'classConfId',
     parentTable: 'library_class_conf',
     children: (classConfId: number): Where<'ClassConfAttribute'> => ({ classConfId }),
-    last: (tx: Transaction, classConfId: number) => tx.classConfAttribute.aggregate({ where: { classConfId }, _max: { order: true } }),
+    last: (tx: Transaction, classConfId: number) =>
+      tx.classConfAttribute.aggregate({ where: { classConfId }, _max: { order: true } }),
   },
 } as const;
 

@@ -27,7 +27,8 @@ export interface RootFieldsSpec {
 function offsetOf(args: { offset?: number | null; last?: number | null; before?: string | null }): number {
   const offset = args.offset ?? 0;
   if (offset < 0) throw badUserInput(`Argument "offset" must not be negative, got ${offset}`, 'offset');
-  if (offset > 0 && (args.last != null || args.before != null)) throw badUserInput('Argument "offset" cannot be combined with last/before', 'offset');
+  if (offset > 0 && (args.last != null || args.before != null))
+    throw badUserInput('Argument "offset" cannot be combined with last/before', 'offset');
   return offset;
 }
 
@@ -41,12 +42,23 @@ export function defineRootFields(spec: RootFieldsSpec): void {
   const OrderBy = modelOrder(typeName, spec.order);
   const rows = () => delegateOf(prisma(), spec.model);
   // One definition of what each root field asks Prisma, for its resolver and for the read planner.
-  const listArgs = (args: { filter?: FilterValue | null; orderBy?: { field: string; direction: 'ASC' | 'DESC' }[] | null; offset?: number | null; last?: number | null; before?: string | null }, ctx: Context) => ({
+  const listArgs = (
+    args: {
+      filter?: FilterValue | null;
+      orderBy?: { field: string; direction: 'ASC' | 'DESC' }[] | null;
+      offset?: number | null;
+      last?: number | null;
+      before?: string | null;
+    },
+    ctx: Context,
+  ) => ({
     where: { AND: [filterToWhere(args.filter), tenancyWhere(spec.model, principalOf(ctx))] },
     orderBy: orderToPrisma(args.orderBy),
     skip: offsetOf(args),
   });
-  const singleArgs = (args: { rowId: number }, ctx: Context) => ({ where: visibleRowsWhere(spec.model, principalOf(ctx), args.rowId) });
+  const singleArgs = (args: { rowId: number }, ctx: Context) => ({
+    where: visibleRowsWhere(spec.model, principalOf(ctx), args.rowId),
+  });
 
   builder.queryField(spec.list, (t) =>
     t.prismaConnection({
@@ -56,7 +68,10 @@ export function defineRootFields(spec: RootFieldsSpec): void {
       args: {
         filter: t.arg({ type: Filter }),
         orderBy: t.arg({ type: [OrderBy], description: 'Sort keys in order of precedence; the row id breaks ties.' }),
-        offset: t.arg.int({ description: 'Rows to skip before the page (after `after`, when given), for offset paging; not with `last`/`before`.' }),
+        offset: t.arg.int({
+          description:
+            'Rows to skip before the page (after `after`, when given), for offset paging; not with `last`/`before`.',
+        }),
       },
       extensions: readPlan({ root: 'list', model: spec.model, findArgs: listArgs }),
       totalCount: (_parent, args, ctx) => rows().count({ where: listArgs(args, ctx).where }),

@@ -25,7 +25,8 @@ function problemOf(value: unknown): string | undefined {
   } else if (typeof value === 'number') {
     if (!Number.isFinite(value)) return 'must be a finite number';
   } else if (value instanceof Date) {
-    if (value.getTime() < EARLIEST_TIME || value.getTime() > LATEST_TIME) return 'must be between 0001-01-01 and 9999-12-31';
+    if (value.getTime() < EARLIEST_TIME || value.getTime() > LATEST_TIME)
+      return 'must be between 0001-01-01 and 9999-12-31';
   }
   return undefined;
 }
@@ -40,7 +41,9 @@ interface Pending {
 
 const pathOf = (entry: Pending): string => {
   if (!entry.parent) return String(entry.key);
-  return typeof entry.key === 'number' ? `${pathOf(entry.parent)}[${entry.key}]` : `${pathOf(entry.parent)}.${entry.key}`;
+  return typeof entry.key === 'number'
+    ? `${pathOf(entry.parent)}[${entry.key}]`
+    : `${pathOf(entry.parent)}.${entry.key}`;
 };
 
 // A file part is checked by its own rules (files-upload.ts); its class may come from a fetch ponyfill.
@@ -55,10 +58,14 @@ export function storableProblem(value: unknown, path: string): { path: string; m
     if (message) return { path: pathOf(entry), message };
     const inner = entry.value;
     if (typeof inner !== 'object' || inner === null || inner instanceof Date || isFile(inner)) continue;
-    if (entry.depth === MAX_NESTING) return { path: pathOf(entry), message: `is nested deeper than ${MAX_NESTING} levels` };
-    const children: [string | number, unknown][] = Array.isArray(inner) ? inner.map((item, index) => [index, item]) : Object.entries(inner);
+    if (entry.depth === MAX_NESTING)
+      return { path: pathOf(entry), message: `is nested deeper than ${MAX_NESTING} levels` };
+    const children: [string | number, unknown][] = Array.isArray(inner)
+      ? inner.map((item, index) => [index, item])
+      : Object.entries(inner);
     // Reversed onto the stack, so the first problem in the value's own order is the one reported.
-    for (let i = children.length - 1; i >= 0; i--) pending.push({ value: children[i][1], depth: entry.depth + 1, parent: entry, key: children[i][0] });
+    for (let i = children.length - 1; i >= 0; i--)
+      pending.push({ value: children[i][1], depth: entry.depth + 1, parent: entry, key: children[i][0] });
   }
   return undefined;
 }

@@ -24,24 +24,42 @@ const nodeOf = (event: LiveEvent) => ({ type: event.type, id: event.rowId });
 
 /** An event that carries its node, loaded at delivery with the subscriber's own access (null if gone since). */
 const eventWithNode = (name: string, description: string) =>
-  builder.objectRef<LiveEvent>(name).implement({ description, interfaces: [eventFields], fields: (t) => ({ node: t.node({ id: nodeOf }) }) });
+  builder
+    .objectRef<LiveEvent>(name)
+    .implement({ description, interfaces: [eventFields], fields: (t) => ({ node: t.node({ id: nodeOf }) }) });
 
 const NodeChangedEvent = eventWithNode('NodeChangedEvent', 'A node was created or updated (kind CREATED or UPDATED).');
-const ChildrenReorderedEvent = eventWithNode('ChildrenReorderedEvent', "The children of a node (a data stream's slides or steps) were put in a new order; read them from `node`.");
-const WhiteboardArchiveEvent = eventWithNode('WhiteboardArchiveEvent', 'A board was archived (kind ARCHIVED) or brought back (UNARCHIVED).');
+const ChildrenReorderedEvent = eventWithNode(
+  'ChildrenReorderedEvent',
+  "The children of a node (a data stream's slides or steps) were put in a new order; read them from `node`.",
+);
+const WhiteboardArchiveEvent = eventWithNode(
+  'WhiteboardArchiveEvent',
+  'A board was archived (kind ARCHIVED) or brought back (UNARCHIVED).',
+);
 
 const NodeDeletedEvent = builder.objectRef<LiveEvent>('NodeDeletedEvent').implement({
   description: 'A node was deleted (with everything under it); `type` and `rowId` say which.',
   interfaces: [eventFields],
   fields: (t) => ({
-    deletedId: t.id({ description: 'Global id of the deleted node.', resolve: (event) => Buffer.from(`${event.type}:${event.rowId}`).toString('base64') }),
+    deletedId: t.id({
+      description: 'Global id of the deleted node.',
+      resolve: (event) => Buffer.from(`${event.type}:${event.rowId}`).toString('base64'),
+    }),
   }),
 });
 
 const WhiteboardEvent = builder.unionType('WhiteboardEvent', {
   types: [NodeChangedEvent, NodeDeletedEvent, ChildrenReorderedEvent, WhiteboardArchiveEvent],
   resolveType: (event) =>
-    ({ CREATED: NodeChangedEvent, UPDATED: NodeChangedEvent, DELETED: NodeDeletedEvent, REORDERED: ChildrenReorderedEvent, ARCHIVED: WhiteboardArchiveEvent, UNARCHIVED: WhiteboardArchiveEvent })[event.kind],
+    ({
+      CREATED: NodeChangedEvent,
+      UPDATED: NodeChangedEvent,
+      DELETED: NodeDeletedEvent,
+      REORDERED: ChildrenReorderedEvent,
+      ARCHIVED: WhiteboardArchiveEvent,
+      UNARCHIVED: WhiteboardArchiveEvent,
+    })[event.kind],
 });
 
 /** The error that ends a stream is raised as the last result, so SSE and WebSocket clients both read it. */
@@ -53,7 +71,8 @@ const eventOrError = (delivery: Delivery) => {
 builder.subscriptionField('whiteboardEvents', (t) =>
   t.field({
     type: WhiteboardEvent,
-    description: 'Every committed change on one board: the board itself, its data streams, slides, steps, objects, instances, attribute values, connections, relations and highlights.',
+    description:
+      'Every committed change on one board: the board itself, its data streams, slides, steps, objects, instances, attribute values, connections, relations and highlights.',
     args: { whiteboardId: t.arg.int({ required: true }) },
     subscribe: async (_root, { whiteboardId }, ctx) => {
       const board = await findForChange(ctx, 'Whiteboard', whiteboardId, 'Whiteboard');
@@ -74,7 +93,10 @@ builder.subscriptionField('organizationWhiteboardEvents', (t) =>
     args: { organizationId: t.arg.int({ required: true }) },
     subscribe: async (_root, { organizationId }, ctx) => {
       await findForChange(ctx, 'Organization', organizationId, 'Organization');
-      return openStream(ctx, { organizationId, accepts: (event) => event.type === 'Whiteboard' && event.organizationId === organizationId });
+      return openStream(ctx, {
+        organizationId,
+        accepts: (event) => event.type === 'Whiteboard' && event.organizationId === organizationId,
+      });
     },
     resolve: eventOrError,
   }),

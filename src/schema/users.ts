@@ -38,7 +38,14 @@ defineRootFields({
   model: 'User',
   list: 'users',
   single: 'user',
-  filter: { email: 'String', firstName: 'String', lastName: 'String', isActive: 'Boolean', isAdmin: 'Boolean', activeOrganizationId: 'Int' },
+  filter: {
+    email: 'String',
+    firstName: 'String',
+    lastName: 'String',
+    isActive: 'Boolean',
+    isAdmin: 'Boolean',
+    activeOrganizationId: 'Int',
+  },
   order: ['id', 'email', 'firstName', 'lastName', 'createdAt'],
 });
 
@@ -46,12 +53,15 @@ builder.queryField('me', (t) =>
   t.prismaField({
     type: 'User',
     description: 'The user of the API key making the request.',
-    resolve: (query, _root, _args, ctx) => prisma().user.findUniqueOrThrow({ ...query, where: { id: principalOf(ctx).userId } }),
+    resolve: (query, _root, _args, ctx) =>
+      prisma().user.findUniqueOrThrow({ ...query, where: { id: principalOf(ctx).userId } }),
   }),
 );
 
 const UpdateActiveOrganizationInput = builder.inputType('UpdateActiveOrganizationInput', {
-  fields: (t) => ({ organizationId: t.int({ required: true, description: 'Row id of an organization the caller belongs to.' }) }),
+  fields: (t) => ({
+    organizationId: t.int({ required: true, description: 'Row id of an organization the caller belongs to.' }),
+  }),
 });
 
 /** A mutation's answer that is the changed user. */
@@ -67,7 +77,8 @@ function userPayload(name: string) {
 }
 
 const UpdateMeInput = builder.inputType('UpdateMeInput', {
-  description: 'The email address is not changed here: it is the identity invitations are matched on, and this service sends no mail to verify a new one.',
+  description:
+    'The email address is not changed here: it is the identity invitations are matched on, and this service sends no mail to verify a new one.',
   fields: (t) => ({
     firstName: t.string({ description: 'Not empty; at most 100 characters.' }),
     lastName: t.string({ description: 'At most 100 characters; may be empty.' }),
@@ -105,7 +116,10 @@ builder.mutationFields((t) => ({
     description: "Changes the caller's own name.",
     args: { input: t.arg({ type: UpdateMeInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const data = { firstName: cleanName(input.firstName, 'firstName'), lastName: cleanName(input.lastName, 'lastName') };
+      const data = {
+        firstName: cleanName(input.firstName, 'firstName'),
+        lastName: cleanName(input.lastName, 'lastName'),
+      };
       const { userId, activeOrganizationId } = principalOf(ctx);
       const change = { method: 'UPDATE', entityType: 'User', organizationId: activeOrganizationId } as const;
       await recordChange(ctx, change, (tx) => tx.user.update({ where: { id: userId }, data, select: { id: true } }));

@@ -36,7 +36,14 @@ defineRootFields({
   model: 'Whiteboard',
   list: 'whiteboards',
   single: 'whiteboard',
-  filter: { name: 'String', authorId: 'Int', organizationId: 'Int', inTheArchive: 'Boolean', createdAt: 'DateTime', updatedAt: 'DateTime' },
+  filter: {
+    name: 'String',
+    authorId: 'Int',
+    organizationId: 'Int',
+    inTheArchive: 'Boolean',
+    createdAt: 'DateTime',
+    updatedAt: 'DateTime',
+  },
   order: ['id', 'name', 'createdAt', 'updatedAt'],
 });
 
@@ -44,7 +51,7 @@ builder.queryField('whiteboardClients', (t) =>
   t.prismaConnection({
     type: 'User',
     ...connectionOptions,
-    description: "The users who may open a board: the active members of its organization, whatever their role.",
+    description: 'The users who may open a board: the active members of its organization, whatever their role.',
     args: { rowId: t.arg.int({ required: true, description: 'Row id of the board.' }) },
     resolve: async (query, _root, args, ctx) =>
       prisma().user.findMany({ ...query, where: await clientsWhere(ctx, args.rowId), orderBy: { id: 'asc' } }),
@@ -54,14 +61,19 @@ builder.queryField('whiteboardClients', (t) =>
 
 async function clientsWhere(ctx: Context, boardRowId: number) {
   const board = await findForChange(ctx, 'Whiteboard', boardRowId, 'Whiteboard');
-  return { isActive: true, memberships: { some: { organizationId: board.organizationId } }, AND: [tenancyWhere('User', principalOf(ctx))] };
+  return {
+    isActive: true,
+    memberships: { some: { organizationId: board.organizationId } },
+    AND: [tenancyWhere('User', principalOf(ctx))],
+  };
 }
 
 const WhiteboardPayload = builder.objectRef<{ whiteboardId: number }>('WhiteboardPayload').implement({
   fields: (t) => ({
     whiteboard: t.prismaField({
       type: 'Whiteboard',
-      resolve: (query, payload) => prisma().whiteboard.findUniqueOrThrow({ ...query, where: { id: payload.whiteboardId } }),
+      resolve: (query, payload) =>
+        prisma().whiteboard.findUniqueOrThrow({ ...query, where: { id: payload.whiteboardId } }),
     }),
   }),
 });
@@ -74,7 +86,10 @@ const ArchiveInput = builder.inputType('WhiteboardArchiveInput', {
 });
 
 // Archiving and unarchiving differ only in the flag they set.
-for (const [name, inTheArchive] of [['archiveWhiteboard', true], ['unarchiveWhiteboard', false]] as const) {
+for (const [name, inTheArchive] of [
+  ['archiveWhiteboard', true],
+  ['unarchiveWhiteboard', false],
+] as const) {
   builder.mutationField(name, (t) =>
     t.field({
       type: WhiteboardPayload,
@@ -83,8 +98,15 @@ for (const [name, inTheArchive] of [['archiveWhiteboard', true], ['unarchiveWhit
       resolve: async (_root, { input }, ctx) => {
         const board = await findForChange(ctx, 'Whiteboard', targetRowId(input, 'Whiteboard'), 'Whiteboard');
         authorize(ctx, 'archive', board.organizationId);
-        const change = { method: 'UPDATE', entityType: 'Whiteboard', organizationId: board.organizationId, event: inTheArchive ? 'ARCHIVED' : 'UNARCHIVED' } as const;
-        await recordChange(ctx, change, (tx) => tx.whiteboard.update({ where: { id: board.id }, data: { inTheArchive } }));
+        const change = {
+          method: 'UPDATE',
+          entityType: 'Whiteboard',
+          organizationId: board.organizationId,
+          event: inTheArchive ? 'ARCHIVED' : 'UNARCHIVED',
+        } as const;
+        await recordChange(ctx, change, (tx) =>
+          tx.whiteboard.update({ where: { id: board.id }, data: { inTheArchive } }),
+        );
         return { whiteboardId: board.id };
       },
     }),
@@ -102,7 +124,11 @@ const whiteboardCrud: CrudSpec<'Whiteboard', 'organizationId'> = {
     organizationId: { type: 'Int', references: 'Organization', description: 'Defaults to the active organization.' },
     name: { type: 'String', required: true },
     description: { type: 'String', maxLength: 10_000 },
-    miniDrawingId: { type: 'Int', references: 'File', description: 'Row id of the preview image, a file of the same organization.' },
+    miniDrawingId: {
+      type: 'Int',
+      references: 'File',
+      description: 'Row id of the preview image, a file of the same organization.',
+    },
   },
   onCreate: (_tx, _data, ctx) => ({ authorId: principalOf(ctx).userId }),
   operations: ['create', 'update'],

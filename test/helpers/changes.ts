@@ -7,11 +7,17 @@ import type { GraphQLResponse, TestServer } from './server.js';
 /** The code and field of a response's first error, for one-line assertions. */
 export function failure(response: GraphQLResponse): { code: unknown; field?: unknown } {
   const extensions = response.errors?.[0]?.extensions ?? {};
-  return extensions.field === undefined ? { code: extensions.code } : { code: extensions.code, field: extensions.field };
+  return extensions.field === undefined
+    ? { code: extensions.code }
+    : { code: extensions.code, field: extensions.field };
 }
 
 /** Runs a refused operation and checks that no table gained or lost a row and no row of `watched` changed. */
-export async function expectNothingChanged(server: TestServer, work: () => Promise<GraphQLResponse>, watched: () => Promise<unknown> = async () => null) {
+export async function expectNothingChanged(
+  server: TestServer,
+  work: () => Promise<GraphQLResponse>,
+  watched: () => Promise<unknown> = async () => null,
+) {
   const rowsBefore = await countRows(server.database.prisma);
   const watchedBefore = await watched();
   const response = await work();
@@ -24,5 +30,6 @@ export async function expectNothingChanged(server: TestServer, work: () => Promi
 /** A key with the given permission for a demo user, to reach the role matrix past the key's own limit. */
 export async function keyFor(server: TestServer, email: string, permission: ApiKeyPermission): Promise<string> {
   const user = await server.database.prisma.user.findUniqueOrThrow({ where: { email } });
-  return (await createApiKey(server.database.prisma, { userId: user.id, name: `test ${permission}`, permission })).secret;
+  return (await createApiKey(server.database.prisma, { userId: user.id, name: `test ${permission}`, permission }))
+    .secret;
 }

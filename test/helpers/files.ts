@@ -7,11 +7,32 @@ export function pngBytes(length: number): Uint8Array<ArrayBuffer> {
 }
 
 /** Sends `uploadFile` as a GraphQL multipart request, the file in part "0"; `fields` are read from the stored file. */
-export async function uploadFile(url: string, key: string | null, bytes: Uint8Array<ArrayBuffer> | string, type: string, name: string, fields = 'file') {
+export async function uploadFile(
+  url: string,
+  key: string | null,
+  bytes: Uint8Array<ArrayBuffer> | string,
+  type: string,
+  name: string,
+  fields = 'file',
+) {
   const form = new FormData();
-  form.set('operations', JSON.stringify({ query: `mutation($f: Upload!) { uploadFile(input: { file: $f }) { file { ${fields} } } }`, variables: { f: null } }));
+  form.set(
+    'operations',
+    JSON.stringify({
+      query: `mutation($f: Upload!) { uploadFile(input: { file: $f }) { file { ${fields} } } }`,
+      variables: { f: null },
+    }),
+  );
   form.set('map', JSON.stringify({ 0: ['variables.f'] }));
   form.set('0', new Blob([bytes], { type }), name);
-  const response = await fetch(`${url}/graphql`, { method: 'POST', body: form, headers: key ? { 'x-api-key': key } : {} });
-  return { status: response.status, ...(await response.json()) } as { status: number; data?: any; errors?: { message: string; extensions: Record<string, any> }[] };
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    body: form,
+    headers: key ? { 'x-api-key': key } : {},
+  });
+  return { status: response.status, ...(await response.json()) } as {
+    status: number;
+    data?: any;
+    errors?: { message: string; extensions: Record<string, any> }[];
+  };
 }

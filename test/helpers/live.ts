@@ -3,7 +3,9 @@ import WebSocket from 'ws';
 
 export interface Subscription {
   /** The next result the server sent, failing after `timeoutMs`. */
-  next(timeoutMs?: number): Promise<{ data?: any; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
+  next(
+    timeoutMs?: number,
+  ): Promise<{ data?: any; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
   /** Resolves when the server ended the stream. */
   ended: Promise<void>;
   close(): void;
@@ -41,7 +43,12 @@ function resultQueue() {
 }
 
 /** Subscribes over Server-Sent Events with a plain fetch; resolves once the server answered `text/event-stream`. */
-export async function subscribeSse(url: string, key: string, query: string, variables: Record<string, unknown> = {}): Promise<Subscription & { response: Response }> {
+export async function subscribeSse(
+  url: string,
+  key: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<Subscription & { response: Response }> {
   const abort = new AbortController();
   const response = await fetch(`${url}/graphql`, {
     method: 'POST',
@@ -60,7 +67,11 @@ export async function subscribeSse(url: string, key: string, query: string, vari
         while ((end = buffer.indexOf('\n\n')) >= 0) {
           const message = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const data = message.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim()).join('\n');
+          const data = message
+            .split('\n')
+            .filter((line) => line.startsWith('data:'))
+            .map((line) => line.slice(5).trim())
+            .join('\n');
           if (/^event: *next/m.test(message) && data) queue.push(JSON.parse(data));
         }
       }
@@ -73,12 +84,30 @@ export async function subscribeSse(url: string, key: string, query: string, vari
 }
 
 /** Subscribes over WebSocket with the graphql-ws client, the key in the connection parameters. */
-export function subscribeWs(url: string, key: string, query: string, variables: Record<string, unknown> = {}): Subscription {
-  const client = createClient({ url: `${url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'X-API-KEY': key }, retryAttempts: 0 });
+export function subscribeWs(
+  url: string,
+  key: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Subscription {
+  const client = createClient({
+    url: `${url.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { 'X-API-KEY': key },
+    retryAttempts: 0,
+  });
   const queue = resultQueue();
   // A refused connection is a close event: its code and reason are the message.
-  const message = (error: unknown) => (error instanceof Error ? error.message : `${(error as CloseEvent).code} ${(error as CloseEvent).reason}`);
-  client.subscribe({ query, variables }, { next: queue.push, error: (error) => (queue.push({ errors: [{ message: message(error) }] }), queue.end()), complete: queue.end });
+  const message = (error: unknown) =>
+    error instanceof Error ? error.message : `${(error as CloseEvent).code} ${(error as CloseEvent).reason}`;
+  client.subscribe(
+    { query, variables },
+    {
+      next: queue.push,
+      error: (error) => (queue.push({ errors: [{ message: message(error) }] }), queue.end()),
+      complete: queue.end,
+    },
+  );
   return { next: queue.next, ended: queue.ended, close: () => void client.dispose() };
 }
 

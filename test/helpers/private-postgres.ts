@@ -12,7 +12,11 @@ const run = promisify(execFile);
 function programPath(program: string): string {
   if (process.env.PG_BIN) return join(process.env.PG_BIN, program);
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => /^\d+$/.test(name))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   const found = versions.map((version) => join(root, version, 'bin', program)).find(existsSync);
   return found ?? program;
 }
@@ -21,7 +25,9 @@ function programPath(program: string): string {
 const asRoot = process.getuid?.() === 0;
 
 async function runProgram(program: string, args: string[]): Promise<void> {
-  const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', programPath(program), ...args]] : [programPath(program), args];
+  const [file, argv] = asRoot
+    ? ['runuser', ['-u', 'postgres', '--', programPath(program), ...args]]
+    : [programPath(program), args];
   await run(file, argv, { timeout: 30_000 });
 }
 

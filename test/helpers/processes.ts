@@ -40,11 +40,18 @@ export function startServer(env: Record<string, string>): ServerProcess {
 }
 
 /** Runs `npm run <script> -- <args>` as a user would; resolves with its output and exit code. */
-export function runScript(script: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runScript(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     // No prestart build: rebuilding dist/ here would pull it from under other files' servers.
-    execFile('npm', ['run', '--silent', '--ignore-scripts', script, '--', ...args], { cwd: root, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      'npm',
+      ['run', '--silent', '--ignore-scripts', script, '--', ...args],
+      { cwd: root, env: { ...process.env, ...env } },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }

@@ -8,5 +8,7 @@ export function roleMatrixMarkdown(): string {
     ([action, { what, roles: allowed, key }]) =>
       `| \`${action}\`: ${what} | ${roles.map((role) => ((allowed as readonly string[]).includes(role) ? 'yes' : '-')).join(' | ')} | ${key} |`,
   );
-  return ['| action | OWNER | ADMIN | MEMBER | VIEWER | key permission |', '|---|---|---|---|---|---|', ...rows].join('\n');
+  return ['| action | OWNER | ADMIN | MEMBER | VIEWER | key permission |', '|---|---|---|---|---|---|', ...rows].join(
+    '\n',
+  );
 }

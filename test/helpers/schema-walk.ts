@@ -21,7 +21,14 @@ export function placeholderLiteral(type: GraphQLInputType): string {
     return `{ ${fields.map((field) => `${field.name}: ${placeholderLiteral(field.type)}`).join(', ')} }`;
   }
   // A file can only travel in a multipart request: the document takes it as the variable $upload.
-  const scalars: Record<string, string> = { Int: '1', Float: '1', Boolean: 'false', ID: '"V2hpdGVib2FyZDox"', DateTime: '"2030-01-01T00:00:00Z"', Upload: '$upload' };
+  const scalars: Record<string, string> = {
+    Int: '1',
+    Float: '1',
+    Boolean: 'false',
+    ID: '"V2hpdGVib2FyZDox"',
+    DateTime: '"2030-01-01T00:00:00Z"',
+    Upload: '$upload',
+  };
   return scalars[type.name] ?? '"x"';
 }
 
@@ -34,7 +41,9 @@ function selection(field: GraphQLField<unknown, unknown>): string {
 /** Every mutation of the schema, as a document with placeholder arguments (`$upload` where a file is required). */
 export function everyMutation(): { name: string; document: string; upload: boolean }[] {
   return Object.values(schema.getMutationType()!.getFields()).map((field) => {
-    const args = field.args.filter((arg) => isNonNullType(arg.type)).map((arg) => `${arg.name}: ${placeholderLiteral(arg.type)}`);
+    const args = field.args
+      .filter((arg) => isNonNullType(arg.type))
+      .map((arg) => `${arg.name}: ${placeholderLiteral(arg.type)}`);
     const call = `${field.name}${args.length ? `(${args.join(', ')})` : ''} ${selection(field)}`;
     const upload = call.includes('$upload');
     return { name: field.name, upload, document: `mutation${upload ? '($upload: Upload!)' : ''} { ${call} }` };
@@ -45,16 +54,23 @@ export function everyMutation(): { name: string; document: string; upload: boole
 export function rootReads(): { list: string; single?: string; type: string }[] {
   const fields = Object.values(schema.getQueryType()!.getFields());
   const singles = new Map(
-    fields.filter((field) => field.args.some((arg) => arg.name === 'rowId')).map((field) => [getNamedType(field.type).name, field.name]),
+    fields
+      .filter((field) => field.args.some((arg) => arg.name === 'rowId'))
+      .map((field) => [getNamedType(field.type).name, field.name]),
   );
-  return fields
-    // Lists that need arguments of their own (a search, a highlight's matches) are covered by their modules' tests.
-    .filter((field) => getNamedType(field.type).name.endsWith('Connection') && field.args.some((arg) => arg.name === 'first'))
-    .filter((field) => !field.args.some((arg) => isNonNullType(arg.type)))
-    .map((field) => {
-      const connection = getNamedType(field.type);
-      const edge = isObjectType(connection) ? getNamedType(connection.getFields().edges.type) : undefined;
-      const type = edge && isObjectType(edge) ? getNamedType(edge.getFields().node.type).name : '';
-      return { list: field.name, single: singles.get(type), type };
-    });
+  return (
+    fields
+      // Lists that need arguments of their own (a search, a highlight's matches) are covered by their modules' tests.
+      .filter(
+        (field) =>
+          getNamedType(field.type).name.endsWith('Connection') && field.args.some((arg) => arg.name === 'first'),
+      )
+      .filter((field) => !field.args.some((arg) => isNonNullType(arg.type)))
+      .map((field) => {
+        const connection = getNamedType(field.type);
+        const edge = isObjectType(connection) ? getNamedType(connection.getFields().edges.type) : undefined;
+        const type = edge && isObjectType(edge) ? getNamedType(edge.getFields().node.type).name : '';
+        return { list: field.name, single: singles.get(type), type };
+      })
+  );
 }

@@ -35,7 +35,12 @@ export interface TestServer {
 export const ofTheRequest = (statements: string[]) => statements.filter((sql) => !/^UPDATE\b.*"api_key"/.test(sql));
 
 /** Sends a GraphQL operation over HTTP to the gateway at `url`, as a client would, with `key` when given. */
-export async function postGraphQL<T = Record<string, any>>(url: string, query: string, variables?: Record<string, unknown>, key?: string | null): Promise<GraphQLResponse<T>> {
+export async function postGraphQL<T = Record<string, any>>(
+  url: string,
+  query: string,
+  variables?: Record<string, unknown>,
+  key?: string | null,
+): Promise<GraphQLResponse<T>> {
   const response = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: {
@@ -49,7 +54,9 @@ export async function postGraphQL<T = Record<string, any>>(url: string, query: s
 }
 
 /** One gateway instance (HTTP and WebSocket) on a real port over the open database. */
-export async function startInstance(env: NodeJS.ProcessEnv = {}): Promise<{ url: string; gateway: Gateway; close(): Promise<void> }> {
+export async function startInstance(
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ url: string; gateway: Gateway; close(): Promise<void> }> {
   const gateway = createApp({ schema, config: loadConfig(env) });
   const server: Server = createServer(gateway.listener);
   const closeWebSockets = serveGraphQLOverWebSocket(server, gateway);

@@ -71,7 +71,15 @@ export class RateLimiter {
     const now = Date.now();
     let bucket = this.buckets.get(key);
     if (!bucket) {
-      bucket = { tokens: this.policy.burst, at: now, checkedAt: 0, unsent: 0, sending: 0, lastUsed: now, loading: undefined };
+      bucket = {
+        tokens: this.policy.burst,
+        at: now,
+        checkedAt: 0,
+        unsent: 0,
+        sending: 0,
+        lastUsed: now,
+        loading: undefined,
+      };
       this.buckets.set(key, bucket);
     }
     if (!bucket.loading && now - bucket.checkedAt > FRESH_MS) bucket.loading = this.reportSoon();
@@ -90,7 +98,8 @@ export class RateLimiter {
     const { rate, burst } = this.policy;
     const now = Date.now();
     bucket.lastUsed = now;
-    const available = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * rate) - bucket.unsent - bucket.sending;
+    const available =
+      Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * rate) - bucket.unsent - bucket.sending;
     // An operation dearer than the whole bucket runs on a full one and leaves a debt, rather than never.
     const needed = Math.min(cost, burst);
     const admitted = available >= needed;
@@ -121,7 +130,8 @@ export class RateLimiter {
     if (now - this.lastSweep < IDLE_MS) return;
     this.lastSweep = now;
     for (const [key, bucket] of this.buckets) {
-      if (now - bucket.lastUsed > IDLE_MS && bucket.unsent === 0 && bucket.sending === 0 && !bucket.loading) this.buckets.delete(key);
+      if (now - bucket.lastUsed > IDLE_MS && bucket.unsent === 0 && bucket.sending === 0 && !bucket.loading)
+        this.buckets.delete(key);
     }
   }
 
@@ -146,14 +156,24 @@ export class RateLimiter {
         sent.map(([, bucket]) => bucket.sending),
       );
       const now = Date.now();
-      for (const [i, [, bucket]] of sent.entries()) Object.assign(bucket, { tokens: tokens[i], at: now, checkedAt: now, sending: 0, loading: undefined });
+      for (const [i, [, bucket]] of sent.entries())
+        Object.assign(bucket, { tokens: tokens[i], at: now, checkedAt: now, sending: 0, loading: undefined });
       if (this.storeDown) console.error('rate limit: the bucket store answers again');
       this.storeDown = false;
     } catch (error) {
       // Admitting on this instance's own counts beats refusing everyone while the store is away.
       // Asked again at the next tick if in use, else by the next request after FRESH_MS, not by every request.
-      for (const [, bucket] of sent) Object.assign(bucket, { unsent: bucket.unsent + bucket.sending, sending: 0, checkedAt: started, loading: undefined });
-      if (!this.storeDown) console.error(`rate limit: the bucket store cannot be reached (${(error as Error).message}); deciding on this instance's own counts`);
+      for (const [, bucket] of sent)
+        Object.assign(bucket, {
+          unsent: bucket.unsent + bucket.sending,
+          sending: 0,
+          checkedAt: started,
+          loading: undefined,
+        });
+      if (!this.storeDown)
+        console.error(
+          `rate limit: the bucket store cannot be reached (${(error as Error).message}); deciding on this instance's own counts`,
+        );
       this.storeDown = true;
     }
   }

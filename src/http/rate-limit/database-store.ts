@@ -29,7 +29,12 @@ export class DatabaseBucketStore implements BucketStore {
   async report(keys: string[], spent: number[]): Promise<number[]> {
     const order = keys.map((_, i) => i).sort((a, b) => (keys[a] < keys[b] ? -1 : 1));
     const { engine } = db();
-    const rows = await engine.queryRows(reportSql, [order.map((i) => keys[i]), order.map((i) => spent[i]), this.policy.burst, this.policy.rate]);
+    const rows = await engine.queryRows(reportSql, [
+      order.map((i) => keys[i]),
+      order.map((i) => spent[i]),
+      this.policy.burst,
+      this.policy.rate,
+    ]);
     const tokens = new Map(rows.map(([key, left]) => [key as string, Number(left)]));
     if (Date.now() - this.lastForget > FORGET_FULL_MS) {
       this.lastForget = Date.now();

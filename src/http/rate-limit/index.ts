@@ -14,7 +14,8 @@ export type { Decision };
 export const costOf = (rows: number) => Math.max(1, Math.ceil(rows / maxPageSize));
 
 /** The bucket of a request without a valid key: its connection's peer. */
-export const addressOf = (incoming: IncomingMessage | undefined) => `address:${incoming?.socket.remoteAddress ?? 'unknown'}`;
+export const addressOf = (incoming: IncomingMessage | undefined) =>
+  `address:${incoming?.socket.remoteAddress ?? 'unknown'}`;
 
 const keyOf = (principal: Principal) => `key:${principal.keyId}`;
 
@@ -36,7 +37,9 @@ export function rateLimitedMessage(decision: Decision, cost: number): string {
 
 /** A refusal on /graphql: 429 whatever the client accepts (the plugin adds the headers to every answer it charged). */
 export function rateLimitedError(decision: Decision, cost: number): GraphQLError {
-  return new GraphQLError(rateLimitedMessage(decision, cost), { extensions: { code: 'RATE_LIMITED', cost, retryAfter: decision.retryAfter, http: { status: 429 } } });
+  return new GraphQLError(rateLimitedMessage(decision, cost), {
+    extensions: { code: 'RATE_LIMITED', cost, retryAfter: decision.retryAfter, http: { status: 429 } },
+  });
 }
 
 /**
@@ -99,6 +102,8 @@ export class RateLimits {
 /** The rate limit configured, with its buckets in the database or in Redis. */
 export function createRateLimits(config: RateLimitConfig, measure: OperationMeasure): RateLimits {
   const policy = { rate: config.rate, burst: config.burst };
-  const store = config.redisUrl ? new RedisBucketStore(config.redisUrl, config.redisPrefix, policy) : new DatabaseBucketStore(policy);
+  const store = config.redisUrl
+    ? new RedisBucketStore(config.redisUrl, config.redisPrefix, policy)
+    : new DatabaseBucketStore(policy);
   return new RateLimits(new RateLimiter(policy, store), measure);
 }

@@ -13,7 +13,14 @@ export function useRateLimits(limits: RateLimits): Plugin<Context> {
       const { request, principal } = args.contextValue as Context;
       // An anonymous request (the public mutation) was charged to its address with its context.
       if (!principal) return;
-      const charge = limits.chargeOperation(request, principal, args.schema, args.document, args.operationName, args.variableValues ?? {});
+      const charge = limits.chargeOperation(
+        request,
+        principal,
+        args.schema,
+        args.document,
+        args.operationName,
+        args.variableValues ?? {},
+      );
       if (!charge) return;
       const settle = (decision: Decision) => {
         if (!decision.admitted) setResultAndStopExecution({ errors: [rateLimitedError(decision, charge.cost)] });

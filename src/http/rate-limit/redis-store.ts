@@ -38,7 +38,11 @@ export class RedisBucketStore implements BucketStore {
     private readonly prefix: string,
     private readonly policy: BucketPolicy,
   ) {
-    this.redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true }) as WithReport;
+    this.redis = new Redis(url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      lazyConnect: true,
+    }) as WithReport;
     // Failures surface through report(); ioredis would otherwise print every reconnection attempt.
     this.redis.on('error', () => {});
     this.redis.defineCommand('reportBuckets', { lua: reportScript });
@@ -47,7 +51,13 @@ export class RedisBucketStore implements BucketStore {
 
   async report(keys: string[], spent: number[]): Promise<number[]> {
     await this.connected;
-    const left = await this.redis.reportBuckets(keys.length, ...keys.map((key) => this.prefix + key), this.policy.burst, this.policy.rate, ...spent);
+    const left = await this.redis.reportBuckets(
+      keys.length,
+      ...keys.map((key) => this.prefix + key),
+      this.policy.burst,
+      this.policy.rate,
+      ...spent,
+    );
     return left.map(Number);
   }
 

@@ -12,8 +12,18 @@ export default [
   r.create('Create Library Class Conf Attribute', `${base}/`, attribute),
   r.info('Info Library Class Conf Attribute', `${base}/info/`, attributes),
   r.filter('Filter Library Class Conf Attribute', `${base}/filter/`, attributes),
-  r.get('Get Library Class Conf Attribute', `${base}/{class_conf_attribute_id}/`, { ...row, field: 'classConfAttribute', select: classConfAttribute }),
+  r.get('Get Library Class Conf Attribute', `${base}/{class_conf_attribute_id}/`, {
+    ...row,
+    field: 'classConfAttribute',
+    select: classConfAttribute,
+  }),
   r.update('Update Library Class Conf Attribute', `${base}/{class_conf_attribute_id}/`, { ...row, ...attribute }),
-  r.remove('Delete Library Class Conf Attribute', `${base}/{class_conf_attribute_id}/`, { ...row, type: 'ClassConfAttribute' }),
-  r.reorder('Update Library Class Conf Attribute Order', `${base}/order/`, { mutation: 'reorderClassConfAttributes', select: classConfAttribute }),
+  r.remove('Delete Library Class Conf Attribute', `${base}/{class_conf_attribute_id}/`, {
+    ...row,
+    type: 'ClassConfAttribute',
+  }),
+  r.reorder('Update Library Class Conf Attribute Order', `${base}/order/`, {
+    mutation: 'reorderClassConfAttributes',
+    select: classConfAttribute,
+  }),
 ];

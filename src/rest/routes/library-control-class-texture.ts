@@ -12,7 +12,11 @@ export default [
   r.create('Create Library Class Texture', `${base}/`, texture),
   r.info('Info Library Class Texture', `${base}/info/`, textures),
   r.filter('Filter Library Class Texture', `${base}/filter/`, textures),
-  r.get('Get Library Class Texture', `${base}/{class_texture_id}/`, { ...row, field: 'texture', select: libraryTexture }),
+  r.get('Get Library Class Texture', `${base}/{class_texture_id}/`, {
+    ...row,
+    field: 'texture',
+    select: libraryTexture,
+  }),
   r.update('Update Library Class Texture', `${base}/{class_texture_id}/`, { ...row, ...texture }),
   r.remove('Delete Library Class Texture', `${base}/{class_texture_id}/`, { ...row, type: 'Texture' }),
 ];

@@ -9,5 +9,9 @@ export default [
   r.list('Library Class List', `${base}/`, classes),
   r.info('Info Library Class', `${base}/info/`, classes),
   r.filter('Filter Library Class', `${base}/filter/`, classes),
-  r.get('Get Library Class', `${base}/{library_class_id}/`, { param: 'library_class_id', field: 'classConf', select: classConf }),
+  r.get('Get Library Class', `${base}/{library_class_id}/`, {
+    param: 'library_class_id',
+    field: 'classConf',
+    select: classConf,
+  }),
 ];

@@ -14,6 +14,10 @@ export default [
   r.get('Get Organization', `${base}/{organization_id}/`, { ...row, field: 'organization', select: organization }),
   r.update('Update Organization', `${base}/{organization_id}/`, { ...row, type: 'Organization', select: organization }),
   // Deleting takes everything of the organization with it: the caller confirms by repeating its name.
-  r.remove('Delete Organization', `${base}/{organization_id}/`, { ...row, type: 'Organization', query: { confirm_name: 'input.confirmName' } }),
+  r.remove('Delete Organization', `${base}/{organization_id}/`, {
+    ...row,
+    type: 'Organization',
+    query: { confirm_name: 'input.confirmName' },
+  }),
   r.choices('Get Rate Choices', `${base}/rate/choices/`, { field: 'rateChoices' }),
 ];

@@ -9,5 +9,8 @@ export default [
   r.choices('Get Organization Choices', `${base}/organization/choices/`, { field: 'organizationChoices' }),
   r.read('Get User', `${base}/`, { field: 'me', select: user }),
   r.submit('Update User', 'PUT', `${base}/`, { mutation: 'updateMe', result: `user { ${user} }` }),
-  r.submit('Update User Active Organization', 'PUT', `${base}/active-organization/`, { mutation: 'updateActiveOrganization', result: `user { ${user} }` }),
+  r.submit('Update User Active Organization', 'PUT', `${base}/active-organization/`, {
+    mutation: 'updateActiveOrganization',
+    result: `user { ${user} }`,
+  }),
 ];

@@ -5,5 +5,7 @@ const base = '/api/users/control/user-organization/v1';
 
 export default [
   ...membershipRoutes('user-organization-control', base),
-  verbs('user-organization-control').choices('Get Organization Choices', `${base}/organization/choices/`, { field: 'organizationChoices' }),
+  verbs('user-organization-control').choices('Get Organization Choices', `${base}/organization/choices/`, {
+    field: 'organizationChoices',
+  }),
 ];

@@ -11,9 +11,22 @@ export function membershipRoutes(group: Group, base: string): Route[] {
     r.list('List User Organizations', `${base}/`, links),
     r.info('Info User Organizations', `${base}/info/`, links),
     r.filter('Filter User Organizations', `${base}/filter/`, links),
-    r.get('Get User Organization', `${base}/{user_organization_id}/`, { ...row, field: 'membership', select: membership }),
-    r.update('Update User Role', `${base}/{user_organization_id}/`, { ...row, type: 'Membership', mutation: 'updateMemberRole', select: membership }),
-    r.remove('Delete User Organization', `${base}/{user_organization_id}/`, { ...row, type: 'Membership', mutation: 'removeMember' }),
+    r.get('Get User Organization', `${base}/{user_organization_id}/`, {
+      ...row,
+      field: 'membership',
+      select: membership,
+    }),
+    r.update('Update User Role', `${base}/{user_organization_id}/`, {
+      ...row,
+      type: 'Membership',
+      mutation: 'updateMemberRole',
+      select: membership,
+    }),
+    r.remove('Delete User Organization', `${base}/{user_organization_id}/`, {
+      ...row,
+      type: 'Membership',
+      mutation: 'removeMember',
+    }),
   ];
 }
 

@@ -11,8 +11,19 @@ export default [
   r.create('Create Whiteboard Data Stream Slide', `${base}/`, { type: 'Slide', select: slide }),
   r.info('Info Whiteboard Data Stream Slide', `${base}/info/`, slides),
   r.filter('Filter Whiteboard Data Stream Slide', `${base}/filter/`, slides),
-  r.get('Get Whiteboard Data Stream Slide', `${base}/{data_stream_slide_id}/`, { ...row, field: 'slide', select: slide }),
-  r.update('Update Whiteboard Data Stream Slide', `${base}/{data_stream_slide_id}/`, { ...row, type: 'Slide', select: slide }),
+  r.get('Get Whiteboard Data Stream Slide', `${base}/{data_stream_slide_id}/`, {
+    ...row,
+    field: 'slide',
+    select: slide,
+  }),
+  r.update('Update Whiteboard Data Stream Slide', `${base}/{data_stream_slide_id}/`, {
+    ...row,
+    type: 'Slide',
+    select: slide,
+  }),
   r.remove('Delete Whiteboard Data Stream Slide', `${base}/{data_stream_slide_id}/`, { ...row, type: 'Slide' }),
-  r.reorder('Update Whiteboard Data Stream Slide Order', `${base}/order/`, { mutation: 'reorderSlides', select: slide }),
+  r.reorder('Update Whiteboard Data Stream Slide Order', `${base}/order/`, {
+    mutation: 'reorderSlides',
+    select: slide,
+  }),
 ];

@@ -20,7 +20,11 @@ export default [
     select: 'highlight_id: highlightId name color object_ids: objectIds',
     args: { whiteboardId: { path: 'whiteboard_id', type: 'Int!' } },
   }),
-  r.get('Get Whiteboard Highlight', `${base}/{highlight_id}/`, { ...row, field: 'whiteboardHighlight', select: highlight }),
+  r.get('Get Whiteboard Highlight', `${base}/{highlight_id}/`, {
+    ...row,
+    field: 'whiteboardHighlight',
+    select: highlight,
+  }),
   r.update('Update Whiteboard Highlight', `${base}/{highlight_id}/`, { ...row, ...rule }),
   r.remove('Delete Whiteboard Highlight', `${base}/{highlight_id}/`, { ...row, type: 'WhiteboardHighlight' }),
   r.list('Get Whiteboard Highlight Object Instances', `${base}/{highlight_id}/object-instance/`, {
@@ -41,7 +45,14 @@ export default [
   r.list('Whiteboard Highlight Group List', `${groupBase}/`, groups),
   r.info('Info Whiteboard Highlight Group', `${groupBase}/info/`, groups),
   r.create('Create Whiteboard Highlight Group', `${groupBase}/`, group),
-  r.get('Get Whiteboard Highlight Group', `${groupBase}/{highlight_group_id}/`, { ...groupRow, field: 'whiteboardHighlightGroup', select: highlightGroup }),
+  r.get('Get Whiteboard Highlight Group', `${groupBase}/{highlight_group_id}/`, {
+    ...groupRow,
+    field: 'whiteboardHighlightGroup',
+    select: highlightGroup,
+  }),
   r.update('Update Whiteboard Highlight Group', `${groupBase}/{highlight_group_id}/`, { ...groupRow, ...group }),
-  r.remove('Delete Whiteboard Highlight Group', `${groupBase}/{highlight_group_id}/`, { ...groupRow, type: 'WhiteboardHighlightGroup' }),
+  r.remove('Delete Whiteboard Highlight Group', `${groupBase}/{highlight_group_id}/`, {
+    ...groupRow,
+    type: 'WhiteboardHighlightGroup',
+  }),
 ];

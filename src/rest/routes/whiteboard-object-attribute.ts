@@ -10,11 +10,22 @@ export default [
   r.list('Whiteboard Object Attribute List', `${base}/`, values),
   r.info('Info Whiteboard Object Attribute', `${base}/info/`, values),
   r.filter('Filter Whiteboard Object Attribute', `${base}/filter/`, values),
-  r.get('Get Whiteboard Object Attribute', `${base}/{object_attribute_id}/`, { ...row, field: 'whiteboardObjectAttribute', select: objectAttribute }),
-  r.update('Update Whiteboard Object Attribute', `${base}/{object_attribute_id}/`, { ...row, type: 'WhiteboardObjectAttribute', select: objectAttribute }),
+  r.get('Get Whiteboard Object Attribute', `${base}/{object_attribute_id}/`, {
+    ...row,
+    field: 'whiteboardObjectAttribute',
+    select: objectAttribute,
+  }),
+  r.update('Update Whiteboard Object Attribute', `${base}/{object_attribute_id}/`, {
+    ...row,
+    type: 'WhiteboardObjectAttribute',
+    select: objectAttribute,
+  }),
   r.choices('Get Whiteboard Object Attribute Code Choices', `${base}/code/choices/`, {
     field: 'whiteboardObjectAttributeCodeChoices',
-    args: { classConfId: { query: 'class_conf_id', type: 'Int' }, whiteboardId: { query: 'whiteboard_id', type: 'Int' } },
+    args: {
+      classConfId: { query: 'class_conf_id', type: 'Int' },
+      whiteboardId: { query: 'whiteboard_id', type: 'Int' },
+    },
   }),
   r.choices('Get Whiteboard Object Attribute Data Value Str Choices', `${base}/value-str/choices/`, {
     field: 'whiteboardObjectAttributeValueStrChoices',

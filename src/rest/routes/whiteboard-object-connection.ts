@@ -12,7 +12,14 @@ export default [
   r.create('Create Whiteboard Object Connection', `${base}/`, link),
   r.info('Info Whiteboard Object Connection', `${base}/info/`, links),
   r.filter('Filter Whiteboard Object Connection', `${base}/filter/`, links),
-  r.get('Get Whiteboard Object Connection', `${base}/{object_connection_id}/`, { ...row, field: 'whiteboardObjectConnection', select: objectConnection }),
+  r.get('Get Whiteboard Object Connection', `${base}/{object_connection_id}/`, {
+    ...row,
+    field: 'whiteboardObjectConnection',
+    select: objectConnection,
+  }),
   r.update('Update Whiteboard Object Connection', `${base}/{object_connection_id}/`, { ...row, ...link }),
-  r.remove('Delete Whiteboard Object Connection', `${base}/{object_connection_id}/`, { ...row, type: 'WhiteboardObjectConnection' }),
+  r.remove('Delete Whiteboard Object Connection', `${base}/{object_connection_id}/`, {
+    ...row,
+    type: 'WhiteboardObjectConnection',
+  }),
 ];

@@ -12,7 +12,14 @@ export default [
   r.create('Create Whiteboard Object Instance', `${base}/`, instance),
   r.info('Info Whiteboard Object Instance', `${base}/info/`, instances),
   r.filter('Filter Whiteboard Object Instance', `${base}/filter/`, instances),
-  r.get('Get Whiteboard Object Instance', `${base}/{object_instance_id}/`, { ...row, field: 'whiteboardObjectInstance', select: objectInstance }),
+  r.get('Get Whiteboard Object Instance', `${base}/{object_instance_id}/`, {
+    ...row,
+    field: 'whiteboardObjectInstance',
+    select: objectInstance,
+  }),
   r.update('Update Whiteboard Object Instance', `${base}/{object_instance_id}/`, { ...row, ...instance }),
-  r.remove('Delete Whiteboard Object Instance', `${base}/{object_instance_id}/`, { ...row, type: 'WhiteboardObjectInstance' }),
+  r.remove('Delete Whiteboard Object Instance', `${base}/{object_instance_id}/`, {
+    ...row,
+    type: 'WhiteboardObjectInstance',
+  }),
 ];

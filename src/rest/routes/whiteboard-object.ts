@@ -19,7 +19,11 @@ export default [
     args: { query: { query: 'search', type: 'String!' }, whiteboardId: { query: 'whiteboard_id', type: 'Int' } },
     cursorOnly: true,
   }),
-  r.get('Get Whiteboard Object', `${base}/{object_id}/`, { ...row, field: 'whiteboardObject', select: whiteboardObject }),
+  r.get('Get Whiteboard Object', `${base}/{object_id}/`, {
+    ...row,
+    field: 'whiteboardObject',
+    select: whiteboardObject,
+  }),
   r.update('Update Whiteboard Object', `${base}/{object_id}/`, { ...row, ...object }),
   r.remove('Delete Whiteboard Object', `${base}/{object_id}/`, { ...row, type: 'WhiteboardObject' }),
   // Named by the legacy body schema Body_import_whiteboard_objects_from_file_api_whiteboard_v1__whiteboard_id__object_import__post.

@@ -3,7 +3,12 @@ import { user, whiteboard, whiteboardArchive } from '../views.js';
 
 const r = verbs('whiteboard');
 const base = '/api/whiteboard/v1';
-const boards = { field: 'whiteboards', type: 'Whiteboard', select: whiteboard, where: '{ inTheArchive: { eq: false } }' };
+const boards = {
+  field: 'whiteboards',
+  type: 'Whiteboard',
+  select: whiteboard,
+  where: '{ inTheArchive: { eq: false } }',
+};
 const board = { param: 'whiteboard_id' };
 
 // Boards in the archive are the whiteboard-archive group's; these lists leave them out.
@@ -29,5 +34,9 @@ export default [
     cursorOnly: true,
   }),
   // Named by the legacy body schema Body_import_whiteboard_from_file_api_whiteboard_v1_import__post.
-  r.submit('Import Whiteboard From File', 'POST', `${base}/import/`, { mutation: 'importWhiteboard', result: `whiteboard { ${whiteboard} }`, status: 201 }),
+  r.submit('Import Whiteboard From File', 'POST', `${base}/import/`, {
+    mutation: 'importWhiteboard',
+    result: `whiteboard { ${whiteboard} }`,
+    status: 201,
+  }),
 ];

@@ -55,27 +55,35 @@ async function matchObjects(whiteboardId: number, highlights: HighlightRule[]): 
     highlights.map((highlight) => {
       const marks = compileRule(highlight, highlight.attribute);
       const matching = objects.filter(
-        (object) => object.classConfId === highlight.classConfId && marks(object.attributes.find((value) => value.attributeId === highlight.attribute.id)),
+        (object) =>
+          object.classConfId === highlight.classConfId &&
+          marks(object.attributes.find((value) => value.attributeId === highlight.attribute.id)),
       );
       return [highlight.id, matching.map((object) => object.id)];
     }),
   );
 }
 
-const HighlightCheck = builder.objectRef<{ highlight: HighlightRule; objectIds: number[] }>('WhiteboardHighlightCheck').implement({
-  description: 'The objects one active highlight marks.',
-  fields: (t) => ({
-    highlightId: t.int({ resolve: (check) => check.highlight.id }),
-    name: t.string({ resolve: (check) => check.highlight.name }),
-    color: t.string({ resolve: (check) => check.highlight.color }),
-    objectIds: t.intList({ description: 'Row ids of the marked objects, ascending.', resolve: (check) => check.objectIds }),
-  }),
-});
+const HighlightCheck = builder
+  .objectRef<{ highlight: HighlightRule; objectIds: number[] }>('WhiteboardHighlightCheck')
+  .implement({
+    description: 'The objects one active highlight marks.',
+    fields: (t) => ({
+      highlightId: t.int({ resolve: (check) => check.highlight.id }),
+      name: t.string({ resolve: (check) => check.highlight.name }),
+      color: t.string({ resolve: (check) => check.highlight.color }),
+      objectIds: t.intList({
+        description: 'Row ids of the marked objects, ascending.',
+        resolve: (check) => check.objectIds,
+      }),
+    }),
+  });
 
 builder.queryField('checkObjectsByHighlights', (t) =>
   t.field({
     type: [HighlightCheck],
-    description: "Which objects of a board each active highlight marks (a highlight in a group counts while the group is active too).",
+    description:
+      'Which objects of a board each active highlight marks (a highlight in a group counts while the group is active too).',
     args: { whiteboardId: t.arg.int({ required: true }) },
     resolve: async (_root, { whiteboardId }, ctx) => {
       const highlights = await prisma().whiteboardHighlight.findMany({
@@ -124,8 +132,15 @@ builder.queryField('whiteboardHighlightObjectInstances', (t) =>
     description: 'Where the objects one highlight marks are drawn, active or not.',
     args: { highlightId: t.arg.int({ required: true }) },
     resolve: async (query, _root, args, ctx) =>
-      prisma().whiteboardObjectInstance.findMany({ ...query, where: { objectId: { in: await objectsMarkedBy(ctx, args.highlightId) } }, orderBy: { id: 'asc' } }),
-    totalCount: async (_root, args, ctx) => prisma().whiteboardObjectInstance.count({ where: { objectId: { in: await objectsMarkedBy(ctx, args.highlightId) } } }),
+      prisma().whiteboardObjectInstance.findMany({
+        ...query,
+        where: { objectId: { in: await objectsMarkedBy(ctx, args.highlightId) } },
+        orderBy: { id: 'asc' },
+      }),
+    totalCount: async (_root, args, ctx) =>
+      prisma().whiteboardObjectInstance.count({
+        where: { objectId: { in: await objectsMarkedBy(ctx, args.highlightId) } },
+      }),
   }),
 );
 

@@ -1,5 +1,11 @@
 import type { HighlightOperand } from '../../generated/prisma/enums.js';
-import { compareValues, readAttributeValue, storedValue, type AttributeKind, type ValueColumns } from '../objects/attribute-values.js';
+import {
+  compareValues,
+  readAttributeValue,
+  storedValue,
+  type AttributeKind,
+  type ValueColumns,
+} from '../objects/attribute-values.js';
 
 export interface Rule {
   operand: HighlightOperand;
@@ -20,7 +26,8 @@ const ordering: Partial<Record<HighlightOperand, (order: number) => boolean>> = 
 export function ruleProblem(rule: Rule, kind: AttributeKind): { message: string; field: 'operand' | 'value' } | null {
   if (rule.operand === 'IS_EMPTY' || rule.operand === 'IS_NOT_EMPTY') return null;
   if (rule.operand === 'CONTAINS') {
-    if (!textTypes.has(kind.type)) return { message: `CONTAINS applies to text attributes, not ${kind.type}`, field: 'operand' };
+    if (!textTypes.has(kind.type))
+      return { message: `CONTAINS applies to text attributes, not ${kind.type}`, field: 'operand' };
     return rule.value.trim() === '' ? { message: 'CONTAINS needs a value', field: 'value' } : null;
   }
   if (kind.type === 'BOOLEAN' && rule.operand !== 'EQUAL' && rule.operand !== 'NOT_EQUAL') {

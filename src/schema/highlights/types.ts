@@ -54,6 +54,13 @@ defineRootFields({
   model: 'WhiteboardHighlight',
   list: 'whiteboardHighlights',
   single: 'whiteboardHighlight',
-  filter: { whiteboardId: 'Int', groupId: 'Int', classConfId: 'Int', attributeId: 'Int', operand: HighlightOperandFilter, isActive: 'Boolean' },
+  filter: {
+    whiteboardId: 'Int',
+    groupId: 'Int',
+    classConfId: 'Int',
+    attributeId: 'Int',
+    operand: HighlightOperandFilter,
+    isActive: 'Boolean',
+  },
   order: ['id', 'name', 'createdAt'],
 });

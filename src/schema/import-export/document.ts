@@ -88,14 +88,24 @@ function record(value: unknown, path: string): Record<string, unknown> {
 }
 
 /** A list field; absent means empty. */
-function list<T>(parent: Record<string, unknown>, key: string, path: string, item: (value: unknown, path: string) => T): T[] {
+function list<T>(
+  parent: Record<string, unknown>,
+  key: string,
+  path: string,
+  item: (value: unknown, path: string) => T,
+): T[] {
   const value = parent[key];
   if (value === undefined) return [];
   if (!Array.isArray(value)) fail(`${path}.${key}`, 'must be a list');
   return value.map((element, index) => item(element, `${path}.${key}[${index}]`));
 }
 
-function text(parent: Record<string, unknown>, key: string, path: string, options: { required?: boolean; maxLength?: number } = {}): string {
+function text(
+  parent: Record<string, unknown>,
+  key: string,
+  path: string,
+  options: { required?: boolean; maxLength?: number } = {},
+): string {
   const value = parent[key];
   if (value === undefined && !options.required) return '';
   if (typeof value !== 'string') fail(`${path}.${key}`, 'must be a string');
@@ -109,7 +119,12 @@ function text(parent: Record<string, unknown>, key: string, path: string, option
 function number(parent: Record<string, unknown>, key: string, path: string, fallback: number, integer = false): number {
   const value = parent[key];
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || Math.abs(value) > 1e9 || (integer && !Number.isInteger(value))) {
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    Math.abs(value) > 1e9 ||
+    (integer && !Number.isInteger(value))
+  ) {
     fail(`${path}.${key}`, `must be ${integer ? 'an integer' : 'a number'}`);
   }
   return value;
@@ -122,10 +137,17 @@ function flag(parent: Record<string, unknown>, key: string, path: string, fallba
   return value;
 }
 
-function oneOf<T extends string>(parent: Record<string, unknown>, key: string, path: string, values: Record<string, T>, fallback: T): T {
+function oneOf<T extends string>(
+  parent: Record<string, unknown>,
+  key: string,
+  path: string,
+  values: Record<string, T>,
+  fallback: T,
+): T {
   const value = parent[key];
   if (value === undefined) return fallback;
-  if (!Object.values(values).includes(value as T)) fail(`${path}.${key}`, `must be one of ${Object.values(values).join(', ')}`);
+  if (!Object.values(values).includes(value as T))
+    fail(`${path}.${key}`, `must be one of ${Object.values(values).join(', ')}`);
   return value as T;
 }
 
@@ -134,7 +156,8 @@ const MAX_ROW_ID = 2 ** 31 - 1;
 
 function id(parent: Record<string, unknown>, key: string, path: string): number {
   const value = parent[key];
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_ROW_ID) fail(`${path}.${key}`, 'must be a positive integer id');
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_ROW_ID)
+    fail(`${path}.${key}`, 'must be a positive integer id');
   return value;
 }
 
@@ -160,7 +183,8 @@ function readObject(value: unknown, path: string): DocumentObject {
   const row = record(value, path);
   const attributes = row.attributes === undefined ? {} : record(row.attributes, `${path}.attributes`);
   for (const [code, attribute] of Object.entries(attributes)) {
-    if (!['string', 'number', 'boolean'].includes(typeof attribute)) fail(`${path}.attributes.${code}`, 'must be a string, a number or a boolean');
+    if (!['string', 'number', 'boolean'].includes(typeof attribute))
+      fail(`${path}.attributes.${code}`, 'must be a string, a number or a boolean');
   }
   return {
     id: id(row, 'id', path),
@@ -253,7 +277,10 @@ export function readDocument(value: unknown, board: boolean): WhiteboardDocument
   const parsed: WhiteboardDocument = {
     format: FORMAT,
     whiteboard: board
-      ? { name: text(whiteboard, 'name', `${ROOT}.whiteboard`, { required: true }), description: text(whiteboard, 'description', `${ROOT}.whiteboard`, { maxLength: 10_000 }) }
+      ? {
+          name: text(whiteboard, 'name', `${ROOT}.whiteboard`, { required: true }),
+          description: text(whiteboard, 'description', `${ROOT}.whiteboard`, { maxLength: 10_000 }),
+        }
       : { name: '', description: '' },
     objects: list(document, 'objects', ROOT, readObject),
     objectConnections: list(document, 'objectConnections', ROOT, readConnection),
@@ -265,7 +292,11 @@ export function readDocument(value: unknown, board: boolean): WhiteboardDocument
     highlightGroups: board
       ? list(document, 'highlightGroups', ROOT, (group, at) => {
           const fields = record(group, at);
-          return { id: id(fields, 'id', at), name: text(fields, 'name', at, { required: true }), isActive: flag(fields, 'isActive', at, true) };
+          return {
+            id: id(fields, 'id', at),
+            name: text(fields, 'name', at, { required: true }),
+            isActive: flag(fields, 'isActive', at, true),
+          };
         })
       : [],
     highlights: board ? list(document, 'highlights', ROOT, readHighlight) : [],
@@ -290,11 +321,17 @@ export function readDocument(value: unknown, board: boolean): WhiteboardDocument
   });
   for (const [index, stream] of parsed.dataStreams.entries()) {
     for (const [position, step] of stream.connections.entries()) {
-      reference(connectionIds, step.objectConnectionId, `${ROOT}.dataStreams[${index}].connections[${position}].objectConnectionId`, 'object connection');
+      reference(
+        connectionIds,
+        step.objectConnectionId,
+        `${ROOT}.dataStreams[${index}].connections[${position}].objectConnectionId`,
+        'object connection',
+      );
     }
   }
   parsed.highlights.forEach((highlight, index) => {
-    if (highlight.groupId !== null) reference(groupIds, highlight.groupId, `${ROOT}.highlights[${index}].groupId`, 'highlight group');
+    if (highlight.groupId !== null)
+      reference(groupIds, highlight.groupId, `${ROOT}.highlights[${index}].groupId`, 'highlight group');
   });
   return parsed;
 }

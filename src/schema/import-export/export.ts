@@ -45,7 +45,9 @@ function loadBoard(rowId: number, where: Record<string, unknown>) {
   });
 }
 
-function toDocument(board: NonNullable<Awaited<ReturnType<typeof loadBoard>>>): WhiteboardDocument & { exportedAt: string; source: object } {
+function toDocument(
+  board: NonNullable<Awaited<ReturnType<typeof loadBoard>>>,
+): WhiteboardDocument & { exportedAt: string; source: object } {
   return {
     format: FORMAT,
     exportedAt: new Date().toISOString(),
@@ -63,19 +65,54 @@ function toDocument(board: NonNullable<Awaited<ReturnType<typeof loadBoard>>>): 
           .filter((entry): entry is [string, DocumentValue] => entry[1] !== null),
       ),
     })),
-    objectConnections: board.objectConnections.map(({ id, sourceObjectId, targetObjectId, name, color, direction, shape, style }) => ({
-      id, sourceObjectId, targetObjectId, name, color, direction, shape, style,
-    })),
-    relations: board.objects.flatMap((object) => object.childRelations.map(({ childObjectId }) => ({ parentObjectId: object.id, childObjectId }))),
+    objectConnections: board.objectConnections.map(
+      ({ id, sourceObjectId, targetObjectId, name, color, direction, shape, style }) => ({
+        id,
+        sourceObjectId,
+        targetObjectId,
+        name,
+        color,
+        direction,
+        shape,
+        style,
+      }),
+    ),
+    relations: board.objects.flatMap((object) =>
+      object.childRelations.map(({ childObjectId }) => ({ parentObjectId: object.id, childObjectId })),
+    ),
     dataStreams: board.dataStreams.map((stream) => ({
       name: stream.name,
       description: stream.description,
       icon: stream.icon,
       color: stream.color,
-      slides: stream.slides.map(({ name, description, connectionsIsUsed, enableCamera, cameraX1, cameraY1, cameraX2, cameraY2, enableDescription }) => ({
-        name, description, connectionsIsUsed, enableCamera, cameraX1, cameraY1, cameraX2, cameraY2, enableDescription,
+      slides: stream.slides.map(
+        ({
+          name,
+          description,
+          connectionsIsUsed,
+          enableCamera,
+          cameraX1,
+          cameraY1,
+          cameraX2,
+          cameraY2,
+          enableDescription,
+        }) => ({
+          name,
+          description,
+          connectionsIsUsed,
+          enableCamera,
+          cameraX1,
+          cameraY1,
+          cameraX2,
+          cameraY2,
+          enableDescription,
+        }),
+      ),
+      connections: stream.connections.map(({ objectConnectionId, direction, description }) => ({
+        objectConnectionId,
+        direction,
+        description,
       })),
-      connections: stream.connections.map(({ objectConnectionId, direction, description }) => ({ objectConnectionId, direction, description })),
     })),
     highlightGroups: board.highlightGroups.map(({ id, name, isActive }) => ({ id, name, isActive })),
     highlights: board.highlights.map((highlight) => ({

@@ -20,9 +20,17 @@ async function objectUsage(tx: Transaction, where: Prisma.WhiteboardObjectWhereI
   const objects = await tx.whiteboardObject.count({ where });
   if (objects === 0) return null;
   const boardWhere = { objects: { some: where } };
-  const boards = await tx.whiteboard.findMany({ where: boardWhere, select: { name: true }, orderBy: { name: 'asc' }, take: NAMES_SHOWN });
+  const boards = await tx.whiteboard.findMany({
+    where: boardWhere,
+    select: { name: true },
+    orderBy: { name: 'asc' },
+    take: NAMES_SHOWN,
+  });
   const boardCount = await tx.whiteboard.count({ where: boardWhere });
-  return `used by ${objects} object${objects === 1 ? '' : 's'} on board${boardCount === 1 ? '' : 's'} ${listNames(boards.map((b) => b.name), boardCount)}`;
+  return `used by ${objects} object${objects === 1 ? '' : 's'} on board${boardCount === 1 ? '' : 's'} ${listNames(
+    boards.map((b) => b.name),
+    boardCount,
+  )}`;
 }
 
 const text = (maxLength = 255): FieldSpec => ({ type: 'String', maxLength });
@@ -63,7 +71,11 @@ defineCrudMutations({
     classType: { type: LibraryClassType },
     icon: text(),
     figureType: text(),
-    textureId: { type: 'Int', references: 'ClassTexture', description: 'Row id of a texture of the same organization; null for none.' },
+    textureId: {
+      type: 'Int',
+      references: 'ClassTexture',
+      description: 'Row id of a texture of the same organization; null for none.',
+    },
   },
   beforeDelete: async (tx, rowId) => {
     const classConf = await tx.classConf.findUniqueOrThrow({ where: { id: rowId }, select: { name: true } });
@@ -75,24 +87,41 @@ defineCrudMutations({
 /** Attribute codes name values in exported documents and highlight rules, so they stay plain. */
 const CODE_PATTERN = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
-async function checkAttribute(tx: Transaction, data: Columns<'ClassConfAttribute'>, rowId: number | null): Promise<void> {
-  const current = rowId === null ? null : await tx.classConfAttribute.findUniqueOrThrow({ where: { id: rowId }, select: { classConfId: true, type: true, choices: true, code: true } });
+async function checkAttribute(
+  tx: Transaction,
+  data: Columns<'ClassConfAttribute'>,
+  rowId: number | null,
+): Promise<void> {
+  const current =
+    rowId === null
+      ? null
+      : await tx.classConfAttribute.findUniqueOrThrow({
+          where: { id: rowId },
+          select: { classConfId: true, type: true, choices: true, code: true },
+        });
   const classConfId = data.classConfId ?? current!.classConfId;
   const { code } = data;
   if (code !== undefined && code !== current?.code) {
-    if (!CODE_PATTERN.test(code)) throw badUserInput('code must start with a letter or _ and hold only letters, digits, _, . and -', 'input.code');
+    if (!CODE_PATTERN.test(code))
+      throw badUserInput('code must start with a letter or _ and hold only letters, digits, _, . and -', 'input.code');
     const taken = await tx.classConfAttribute.findFirst({ where: { classConfId, code }, select: { id: true } });
     if (taken) throw badUserInput(`class ${classConfId} already has an attribute with code ${code}`, 'input.code');
   }
   const type = data.type ?? current?.type ?? 'STRING';
-  const choices = ((data.choices as string[] | null | undefined) ?? current?.choices ?? []).map((choice) => choice.trim());
+  const choices = ((data.choices as string[] | null | undefined) ?? current?.choices ?? []).map((choice) =>
+    choice.trim(),
+  );
   if (choices.some((choice) => choice === '')) throw badUserInput('choices cannot be empty strings', 'input.choices');
   if (new Set(choices).size !== choices.length) throw badUserInput('choices must be distinct', 'input.choices');
-  if (type === 'CHOICE' && choices.length === 0) throw badUserInput('a CHOICE attribute needs at least one choice', 'input.choices');
+  if (type === 'CHOICE' && choices.length === 0)
+    throw badUserInput('a CHOICE attribute needs at least one choice', 'input.choices');
   if (current && data.type !== undefined && data.type !== current.type) {
     const values = await tx.whiteboardObjectAttribute.count({ where: { attributeId: rowId! } });
     // Values live in the column of the type; a new type would strand them.
-    if (values > 0) throw conflict(`The type of attribute ${current.code} cannot change: ${values} object${values === 1 ? ' holds a value' : 's hold values'} for it`);
+    if (values > 0)
+      throw conflict(
+        `The type of attribute ${current.code} cannot change: ${values} object${values === 1 ? ' holds a value' : 's hold values'} for it`,
+      );
   }
 }
 
@@ -105,14 +134,21 @@ defineCrudMutations({
   fields: {
     classConfId: { type: 'Int', required: true, references: 'ClassConf' },
     name: { type: 'String', required: true },
-    code: { type: 'String', required: true, maxLength: 64, description: 'Unique within the class: letters, digits, _, . and -.' },
+    code: {
+      type: 'String',
+      required: true,
+      maxLength: 64,
+      description: 'Unique within the class: letters, digits, _, . and -.',
+    },
     type: { type: ClassConfAttributeType },
     order: { type: 'Int', min: 1, description: 'Position in the class; a new attribute without one goes last.' },
     isRequired: { type: 'Boolean' },
     choices: { type: ['String'], description: 'Allowed values; a CHOICE attribute needs at least one.' },
   },
   check: checkAttribute,
-  onCreate: async (tx, data) => ({ order: data.order ?? (await nextPosition(tx, 'ClassConfAttribute', data.classConfId)) }),
+  onCreate: async (tx, data) => ({
+    order: data.order ?? (await nextPosition(tx, 'ClassConfAttribute', data.classConfId)),
+  }),
 });
 
 defineReorderMutation({
@@ -166,12 +202,18 @@ defineCrudMutations({
   beforeDelete: async (tx, rowId) => {
     const texture = await tx.classTexture.findUniqueOrThrow({ where: { id: rowId }, select: { name: true } });
     const where = { textureId: rowId };
-    const [classes, classCount] = [await tx.classConf.findMany({ where, select: { name: true }, orderBy: { name: 'asc' }, take: NAMES_SHOWN }), await tx.classConf.count({ where })];
+    const [classes, classCount] = [
+      await tx.classConf.findMany({ where, select: { name: true }, orderBy: { name: 'asc' }, take: NAMES_SHOWN }),
+      await tx.classConf.count({ where }),
+    ];
     if (classCount === 0) return;
     const usage = await objectUsage(tx, { classConf: where });
+    const users = listNames(
+      classes.map((c) => c.name),
+      classCount,
+    );
     throw conflict(
-      `Texture ${texture.name || rowId} cannot be deleted: it is used by class${classCount === 1 ? '' : 'es'} ${listNames(classes.map((c) => c.name), classCount)}` +
-        (usage ? `, ${usage}` : ''),
+      `Texture ${texture.name || rowId} cannot be deleted: it is used by class${classCount === 1 ? '' : 'es'} ${users}${usage ? `, ${usage}` : ''}`,
     );
   },
 });

@@ -117,7 +117,13 @@ defineRootFields({
   model: 'Library',
   list: 'libraries',
   single: 'library',
-  filter: { name: 'String', organizationId: 'Int', authorId: 'Int', publishedStatus: LibraryPublishedStatusFilter, createdAt: 'DateTime' },
+  filter: {
+    name: 'String',
+    organizationId: 'Int',
+    authorId: 'Int',
+    publishedStatus: LibraryPublishedStatusFilter,
+    createdAt: 'DateTime',
+  },
   order: ['id', 'name', 'createdAt', 'updatedAt'],
 });
 
@@ -125,7 +131,13 @@ defineRootFields({
   model: 'ClassConf',
   list: 'classConfs',
   single: 'classConf',
-  filter: { name: 'String', libraryId: 'Int', classType: LibraryClassTypeFilter, figureType: 'String', textureId: 'Int' },
+  filter: {
+    name: 'String',
+    libraryId: 'Int',
+    classType: LibraryClassTypeFilter,
+    figureType: 'String',
+    textureId: 'Int',
+  },
   order: ['id', 'name', 'classType', 'createdAt'],
 });
 

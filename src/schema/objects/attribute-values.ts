@@ -23,23 +23,32 @@ const decimal = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const isoDate = /^\d{4}-\d{2}-\d{2}$/;
 
 /** What a value given as text means for an attribute of this kind: the typed value, null for "no value", or why it does not fit. */
-export function readAttributeValue(kind: AttributeKind, text: string): { value: AttributeValue | null } | { error: string } {
+export function readAttributeValue(
+  kind: AttributeKind,
+  text: string,
+): { value: AttributeValue | null } | { error: string } {
   const trimmed = text.trim();
   if (trimmed === '') return { value: null };
   const unfit = { error: `"${trimmed}" is not a valid ${kind.type} value` };
   switch (kind.type) {
     case 'STRING':
     case 'TEXT':
-      return trimmed.length > maxLength[kind.type]! ? { error: `value is longer than ${maxLength[kind.type]} characters` } : { value: trimmed };
+      return trimmed.length > maxLength[kind.type]!
+        ? { error: `value is longer than ${maxLength[kind.type]} characters` }
+        : { value: trimmed };
     case 'CHOICE':
-      return kind.choices.includes(trimmed) ? { value: trimmed } : { error: `"${trimmed}" is not one of ${kind.choices.join(', ')}` };
+      return kind.choices.includes(trimmed)
+        ? { value: trimmed }
+        : { error: `"${trimmed}" is not one of ${kind.choices.join(', ')}` };
     case 'INTEGER':
       return integer.test(trimmed) && Number.isSafeInteger(Number(trimmed)) ? { value: Number(trimmed) } : unfit;
     case 'FLOAT':
       return decimal.test(trimmed) && Number.isFinite(Number(trimmed)) ? { value: Number(trimmed) } : unfit;
     case 'BOOLEAN': {
       const lower = trimmed.toLowerCase();
-      return lower === 'true' || lower === 'false' ? { value: lower === 'true' } : { error: `"${trimmed}" is not true or false` };
+      return lower === 'true' || lower === 'false'
+        ? { value: lower === 'true' }
+        : { error: `"${trimmed}" is not true or false` };
     }
     case 'DATE': {
       // Date.parse would roll 2026-02-30 over into March; only real calendar days are accepted.

@@ -10,7 +10,8 @@ import { parseAttributeValue, valueColumns } from './attribute-values.js';
 import { choicesFor } from './choices.js';
 
 const UpdateInput = builder.inputType('UpdateWhiteboardObjectAttributeInput', {
-  description: 'The value to set: name the value row by id or rowId, or the object and the attribute (the row is created if the object has no value yet).',
+  description:
+    'The value to set: name the value row by id or rowId, or the object and the attribute (the row is created if the object has no value yet).',
   fields: (t) => ({
     id: t.id({ description: 'Global id of the value row.' }),
     rowId: t.int({ description: 'Row id of the value row.' }),
@@ -18,7 +19,8 @@ const UpdateInput = builder.inputType('UpdateWhiteboardObjectAttributeInput', {
     attributeId: t.int({ description: "Row id of an attribute of the object's class, with objectId." }),
     value: t.string({
       required: true,
-      description: 'The value as text, read by the attribute type: STRING and TEXT as given, INTEGER and FLOAT as decimal numbers, BOOLEAN as true or false, DATE as YYYY-MM-DD, CHOICE as one of its choices; an empty string clears it.',
+      description:
+        'The value as text, read by the attribute type: STRING and TEXT as given, INTEGER and FLOAT as decimal numbers, BOOLEAN as true or false, DATE as YYYY-MM-DD, CHOICE as one of its choices; an empty string clears it.',
     }),
   }),
 });
@@ -27,7 +29,8 @@ const Payload = builder.objectRef<{ rowId: number }>('UpdateWhiteboardObjectAttr
   fields: (t) => ({
     whiteboardObjectAttribute: t.prismaField({
       type: 'WhiteboardObjectAttribute',
-      resolve: (query, payload) => prisma().whiteboardObjectAttribute.findUniqueOrThrow({ ...query, where: { id: payload.rowId } }),
+      resolve: (query, payload) =>
+        prisma().whiteboardObjectAttribute.findUniqueOrThrow({ ...query, where: { id: payload.rowId } }),
     }),
   }),
 });
@@ -37,7 +40,8 @@ type Input = typeof UpdateInput.$inferInput;
 /** The object and attribute a value update is about, from the value row or given directly. */
 async function valueTarget(ctx: Context, input: Input): Promise<{ objectId: number; attributeId: number }> {
   if (input.id == null && input.rowId == null) {
-    if (input.objectId == null || input.attributeId == null) throw badUserInput('give id, rowId, or objectId and attributeId', 'input.objectId');
+    if (input.objectId == null || input.attributeId == null)
+      throw badUserInput('give id, rowId, or objectId and attributeId', 'input.objectId');
     return { objectId: input.objectId, attributeId: input.attributeId };
   }
   const rowId = targetRowId(input, 'WhiteboardObjectAttribute');
@@ -60,24 +64,36 @@ builder.mutationField('updateWhiteboardObjectAttribute', (t) =>
         where: { id: objectId, ...tenancyWhere('WhiteboardObject', principalOf(ctx)) },
         select: {
           whiteboard: { select: { organizationId: true } },
-          classConf: { select: { attributes: { where: { id: attributeId }, select: { name: true, type: true, choices: true, isRequired: true } } } },
+          classConf: {
+            select: {
+              attributes: {
+                where: { id: attributeId },
+                select: { name: true, type: true, choices: true, isRequired: true },
+              },
+            },
+          },
         },
       });
       if (!object) throw notFound('Whiteboard object');
       const organizationId = object.whiteboard.organizationId;
       authorize(ctx, 'editContent', organizationId);
       const attribute = object.classConf?.attributes[0];
-      if (!attribute) throw badUserInput(`attribute ${attributeId} is not an attribute of the object's class`, 'input.attributeId');
+      if (!attribute)
+        throw badUserInput(`attribute ${attributeId} is not an attribute of the object's class`, 'input.attributeId');
       const value = parseAttributeValue(attribute, input.value, 'input.value');
-      if (value === null && attribute.isRequired) throw badUserInput(`${attribute.name} is required and cannot be cleared`, 'input.value');
+      if (value === null && attribute.isRequired)
+        throw badUserInput(`${attribute.name} is required and cannot be cleared`, 'input.value');
       const columns = valueColumns(attribute.type, value);
-      const row = await recordChange(ctx, { method: 'UPDATE', entityType: 'WhiteboardObjectAttribute', organizationId }, (tx) =>
-        tx.whiteboardObjectAttribute.upsert({
-          where: { objectId_attributeId: { objectId, attributeId } },
-          create: { objectId, attributeId, ...columns },
-          update: columns,
-          select: { id: true },
-        }),
+      const row = await recordChange(
+        ctx,
+        { method: 'UPDATE', entityType: 'WhiteboardObjectAttribute', organizationId },
+        (tx) =>
+          tx.whiteboardObjectAttribute.upsert({
+            where: { objectId_attributeId: { objectId, attributeId } },
+            create: { objectId, attributeId, ...columns },
+            update: columns,
+            select: { id: true },
+          }),
       );
       return { rowId: row.id };
     },
@@ -87,15 +103,28 @@ builder.mutationField('updateWhiteboardObjectAttribute', (t) =>
 builder.queryField('whiteboardObjectAttributeCodeChoices', (t) =>
   t.field({
     type: [Choice],
-    description: 'Attribute codes (labelled with their names) of one class, or of the classes used on one board; give exactly one of them.',
+    description:
+      'Attribute codes (labelled with their names) of one class, or of the classes used on one board; give exactly one of them.',
     args: { whiteboardId: t.arg.int(), classConfId: t.arg.int() },
     resolve: (_root, args, ctx) => {
-      if ((args.whiteboardId == null) === (args.classConfId == null)) throw badUserInput('give either whiteboardId or classConfId', 'whiteboardId');
-      const source = args.whiteboardId != null
-        ? { model: 'Whiteboard' as const, rowId: args.whiteboardId, label: 'Whiteboard', where: { classConf: { objects: { some: { whiteboardId: args.whiteboardId } } } } }
-        : { model: 'ClassConf' as const, rowId: args.classConfId!, label: 'Class configuration', where: { classConfId: args.classConfId! } };
-      const codes = prisma().classConfAttribute
-        .groupBy({
+      if ((args.whiteboardId == null) === (args.classConfId == null))
+        throw badUserInput('give either whiteboardId or classConfId', 'whiteboardId');
+      const source =
+        args.whiteboardId != null
+          ? {
+              model: 'Whiteboard' as const,
+              rowId: args.whiteboardId,
+              label: 'Whiteboard',
+              where: { classConf: { objects: { some: { whiteboardId: args.whiteboardId } } } },
+            }
+          : {
+              model: 'ClassConf' as const,
+              rowId: args.classConfId!,
+              label: 'Class configuration',
+              where: { classConfId: args.classConfId! },
+            };
+      const codes = prisma()
+        .classConfAttribute.groupBy({
           by: ['code'],
           where: { AND: [source.where, tenancyWhere('ClassConfAttribute', principalOf(ctx))] },
           _min: { name: true },
@@ -113,14 +142,24 @@ builder.queryField('whiteboardObjectAttributeValueStrChoices', (t) =>
     description: 'The distinct non-empty string values objects hold for one attribute, in order.',
     args: { attributeId: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => {
-      const values = prisma().whiteboardObjectAttribute
-        .groupBy({
+      const values = prisma()
+        .whiteboardObjectAttribute.groupBy({
           by: ['valueStr'],
-          where: { AND: [{ attributeId: args.attributeId, valueStr: { not: null } }, { NOT: { valueStr: '' } }, tenancyWhere('WhiteboardObjectAttribute', principalOf(ctx))] },
+          where: {
+            AND: [
+              { attributeId: args.attributeId, valueStr: { not: null } },
+              { NOT: { valueStr: '' } },
+              tenancyWhere('WhiteboardObjectAttribute', principalOf(ctx)),
+            ],
+          },
           orderBy: { valueStr: 'asc' },
         })
         .then((rows) => rows.map((row) => ({ value: row.valueStr!, label: row.valueStr! })));
-      return choicesFor(ctx, { model: 'ClassConfAttribute', rowId: args.attributeId, label: 'Class attribute' }, values);
+      return choicesFor(
+        ctx,
+        { model: 'ClassConfAttribute', rowId: args.attributeId, label: 'Class attribute' },
+        values,
+      );
     },
   }),
 );

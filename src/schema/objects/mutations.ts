@@ -15,7 +15,11 @@ defineCrudMutations({
   parent: 'whiteboardId',
   fields: {
     whiteboardId: { type: 'Int', required: true, references: 'Whiteboard', description: 'Row id of the board.' },
-    classConfId: { type: 'Int', references: 'ClassConf', description: "Row id of a library class of the board's organization; null for a plain object." },
+    classConfId: {
+      type: 'Int',
+      references: 'ClassConf',
+      description: "Row id of a library class of the board's organization; null for a plain object.",
+    },
     name: { type: 'String', required: true },
     description: longText,
   },
@@ -35,7 +39,12 @@ defineCrudMutations({
   action: 'editContent',
   parent: 'objectId',
   fields: {
-    objectId: { type: 'Int', required: true, references: 'WhiteboardObject', description: 'Row id of the object drawn.' },
+    objectId: {
+      type: 'Int',
+      required: true,
+      references: 'WhiteboardObject',
+      description: 'Row id of the object drawn.',
+    },
     x: { type: 'Float' },
     y: { type: 'Float' },
     width: size,
@@ -54,8 +63,18 @@ defineCrudMutations({
   parent: 'whiteboardId',
   fields: {
     whiteboardId: { type: 'Int', required: true, references: 'Whiteboard', description: 'Row id of the board.' },
-    sourceObjectId: { type: 'Int', required: true, references: 'WhiteboardObject', description: 'Row id of an object on the same board.' },
-    targetObjectId: { type: 'Int', required: true, references: 'WhiteboardObject', description: 'Row id of an object on the same board.' },
+    sourceObjectId: {
+      type: 'Int',
+      required: true,
+      references: 'WhiteboardObject',
+      description: 'Row id of an object on the same board.',
+    },
+    targetObjectId: {
+      type: 'Int',
+      required: true,
+      references: 'WhiteboardObject',
+      description: 'Row id of an object on the same board.',
+    },
     name: { type: 'String' },
     color: { type: 'String', maxLength: 32 },
     direction: { type: ObjectConnectionDirection },
@@ -66,12 +85,22 @@ defineCrudMutations({
   check: async (tx, data, rowId) => {
     const ends = connectionEnds.filter((end) => data[end] != null);
     if (ends.length === 0) return;
-    const whiteboardId = rowId == null
-      ? data.whiteboardId!
-      : (await tx.whiteboardObjectConnection.findUniqueOrThrow({ where: { id: rowId }, select: { whiteboardId: true } })).whiteboardId;
-    const onBoard = await tx.whiteboardObject.findMany({ where: { id: { in: ends.flatMap((end) => data[end] ?? []) }, whiteboardId }, select: { id: true } });
+    const whiteboardId =
+      rowId == null
+        ? data.whiteboardId!
+        : (
+            await tx.whiteboardObjectConnection.findUniqueOrThrow({
+              where: { id: rowId },
+              select: { whiteboardId: true },
+            })
+          ).whiteboardId;
+    const onBoard = await tx.whiteboardObject.findMany({
+      where: { id: { in: ends.flatMap((end) => data[end] ?? []) }, whiteboardId },
+      select: { id: true },
+    });
     for (const end of ends) {
-      if (!onBoard.some((object) => object.id === data[end])) throw badUserInput(`${end} ${data[end]} is not an object of whiteboard ${whiteboardId}`, `input.${end}`);
+      if (!onBoard.some((object) => object.id === data[end]))
+        throw badUserInput(`${end} ${data[end]} is not an object of whiteboard ${whiteboardId}`, `input.${end}`);
     }
   },
 });

@@ -33,7 +33,8 @@ builder.queryField('searchWhiteboardObjects', (t) =>
       query: t.arg.string({ required: true }),
       whiteboardId: t.arg.int({ description: 'Only objects of this board.' }),
     },
-    resolve: (query, _root, args, ctx) => prisma().whiteboardObject.findMany({ ...query, where: searchWhere(args, ctx), orderBy: { id: 'asc' } }),
+    resolve: (query, _root, args, ctx) =>
+      prisma().whiteboardObject.findMany({ ...query, where: searchWhere(args, ctx), orderBy: { id: 'asc' } }),
     totalCount: (_root, args, ctx) => prisma().whiteboardObject.count({ where: searchWhere(args, ctx) }),
   }),
 );

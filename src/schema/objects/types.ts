@@ -102,7 +102,14 @@ defineRootFields({
   model: 'WhiteboardObject',
   list: 'whiteboardObjects',
   single: 'whiteboardObject',
-  filter: { name: 'String', description: 'String', whiteboardId: 'Int', classConfId: 'Int', authorId: 'Int', createdAt: 'DateTime' },
+  filter: {
+    name: 'String',
+    description: 'String',
+    whiteboardId: 'Int',
+    classConfId: 'Int',
+    authorId: 'Int',
+    createdAt: 'DateTime',
+  },
   order: ['id', 'name', 'createdAt', 'updatedAt'],
 });
 
@@ -118,7 +125,14 @@ defineRootFields({
   model: 'WhiteboardObjectAttribute',
   list: 'whiteboardObjectAttributes',
   single: 'whiteboardObjectAttribute',
-  filter: { objectId: 'Int', attributeId: 'Int', valueStr: 'String', valueNumber: 'Float', valueBool: 'Boolean', valueDate: 'DateTime' },
+  filter: {
+    objectId: 'Int',
+    attributeId: 'Int',
+    valueStr: 'String',
+    valueNumber: 'Float',
+    valueBool: 'Boolean',
+    valueDate: 'DateTime',
+  },
   order: ['id', 'attributeId', 'valueStr', 'valueNumber', 'valueDate'],
 });
 
