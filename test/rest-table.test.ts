@@ -68,21 +68,6 @@ describe('the route table', () => {
     for (const route of compiled) expect(route.path).toMatch(/^\/api\/([a-z-]+\/)+v1\/([a-z-]+\/|\{[a-z_]+\}\/)*$/);
   });
 
-  it('refuses at start-up a route whose operation does not validate, naming the route', () => {
-    const route: Route = {
-      group: 'whiteboard',
-      name: 'Future',
-      method: 'POST',
-      path: '/api/whiteboard/v1/future/',
-      kind: 'payload',
-      operation: 'mutation Future($input: FutureInput!) { future(input: $input) { whiteboard { rowId } } }',
-      body: 'input',
-    };
-    expect(() => compileRoute(route, schema)).toThrow(
-      /^REST route Future \(POST \/api\/whiteboard\/v1\/future\/\): Unknown type "FutureInput"/,
-    );
-  });
-
   it('refuses at start-up a placeholder that goes nowhere', () => {
     const route: Route = {
       group: 'whiteboard',
