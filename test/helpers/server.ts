@@ -34,14 +34,14 @@ export interface TestServer {
 /** The statements of a request itself: a key's `last_used_at` bookkeeping runs off the request's path and may land in any window. */
 export const ofTheRequest = (statements: string[]) => statements.filter((sql) => !/^UPDATE\b.*"api_key"/.test(sql));
 
-/** Sends a GraphQL operation over HTTP to the gateway at `url`, as a client would, with `key` when given. */
-export async function postGraphQL<T = Record<string, any>>(
+/** POSTs a GraphQL operation to the gateway at `url`, as a client would, with `key` when given. */
+export function sendGraphQL(
   url: string,
   query: string,
   variables?: Record<string, unknown>,
   key?: string | null,
-): Promise<GraphQLResponse<T>> {
-  const response = await fetch(`${url}/graphql`, {
+): Promise<Response> {
+  return fetch(`${url}/graphql`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -50,6 +50,16 @@ export async function postGraphQL<T = Record<string, any>>(
     },
     body: JSON.stringify({ query, variables }),
   });
+}
+
+/** Sends a GraphQL operation and reads its answer with the status. */
+export async function postGraphQL<T = Record<string, any>>(
+  url: string,
+  query: string,
+  variables?: Record<string, unknown>,
+  key?: string | null,
+): Promise<GraphQLResponse<T>> {
+  const response = await sendGraphQL(url, query, variables, key);
   return { status: response.status, ...(await response.json()) };
 }
 
