@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { createGatewayServer } from './http/server.js';
 import type { AddressInfo } from 'node:net';
 import { commandLine } from './cli.js';
 import { loadConfig, type Config } from './config.js';
@@ -138,7 +139,7 @@ try {
 }
 closeGateway = gateway.close;
 const { kind, location } = database.engine;
-server = createServer(gateway.listener);
+server = createGatewayServer(gateway.listener);
 closeWebSockets = serveGraphQLOverWebSocket(server, gateway);
 server.listen(config.port, () => {
   const { port } = server!.address() as AddressInfo;

@@ -22,6 +22,17 @@ describe('probes', () => {
     const response = await fetch(`${server.url}/nowhere`);
     expect(response.status).toBe(404);
   });
+
+  it('answers a URL too long for the HTTP parser with 431 and a body that says why (found by the fuzz suite)', async () => {
+    const response = await fetch(`${server.url}/api/whiteboard/v1/?name=${'x'.repeat(20_000)}`, {
+      headers: { 'x-api-key': server.keys.owner },
+    });
+    expect([response.status, await response.json()]).toEqual([
+      431,
+      { detail: 'Request header fields too large: the URL and headers may take 16 KB' },
+    ]);
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  });
 });
 
 describe('GraphiQL', () => {

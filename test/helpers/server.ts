@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { createGatewayServer } from '../../src/http/server.js';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/index.js';
 import { createApp, type Gateway } from '../../src/http/app.js';
@@ -68,7 +69,7 @@ export async function startInstance(
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ url: string; gateway: Gateway; close(): Promise<void> }> {
   const gateway = createApp({ schema, config: loadConfig(env) });
-  const server: Server = createServer(gateway.listener);
+  const server: Server = createGatewayServer(gateway.listener);
   const closeWebSockets = serveGraphQLOverWebSocket(server, gateway);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
