@@ -15,6 +15,7 @@ import {
   type SelectionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { fragmentsOf } from '../read-plans/selection.js';
 import { introspectionObjects } from './introspection-objects.js';
 import type { PageArguments, RowSource } from './node-limit.js';
 
@@ -162,11 +163,7 @@ export function operationShape(
   operation: OperationDefinitionNode,
   introspectionBudget: number,
 ): OperationShape {
-  const fragments = Object.fromEntries(
-    document.definitions
-      .filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION)
-      .map((fragment) => [fragment.name.value, fragment]),
-  );
+  const fragments = fragmentsOf(document);
   const root =
     operation.operation === 'query'
       ? schema.getQueryType()

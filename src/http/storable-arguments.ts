@@ -8,7 +8,6 @@ import {
   Kind,
   type DocumentNode,
   type FieldNode,
-  type FragmentDefinitionNode,
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLSchema,
@@ -16,6 +15,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { fragmentsOf } from '../read-plans/selection.js';
 import { unstorableInput } from '../schema/storable.js';
 
 /** A field of the operation that takes arguments. */
@@ -32,11 +32,7 @@ function argumentSites(
   document: DocumentNode,
   operation: OperationDefinitionNode,
 ): ArgumentSite[] {
-  const fragments = new Map(
-    document.definitions
-      .filter((node): node is FragmentDefinitionNode => node.kind === Kind.FRAGMENT_DEFINITION)
-      .map((node) => [node.name.value, node]),
-  );
+  const fragments = fragmentsOf(document);
   const sites: ArgumentSite[] = [];
   const spread = new Set<string>();
   const walk = (selectionSet: SelectionSetNode, type: GraphQLNamedType | null | undefined) => {
@@ -54,7 +50,7 @@ function argumentSites(
       } else if (!spread.has(selection.name.value)) {
         // A fragment's arguments are the same wherever it is spread.
         spread.add(selection.name.value);
-        const fragment = fragments.get(selection.name.value);
+        const fragment = fragments[selection.name.value];
         if (fragment) walk(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value));
       }
     }

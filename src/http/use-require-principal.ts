@@ -1,35 +1,28 @@
-import { getOperationAST, Kind, type DocumentNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { getOperationAST, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { collectFields, fragmentsOf } from '../read-plans/selection.js';
 import type { Context } from '../schema/context.js';
 import { unauthenticated } from '../schema/errors.js';
 
 /** The extension that opens a root field to callers without an API key (registerWithInvite). */
 export const publicField = { public: true } as const;
 
-/** Whether every root field the operation selects, through its fragments too, is public. */
-function onlyPublicFields(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operationName: string | null | undefined,
-): boolean {
+interface OperationArgs {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operationName?: string | null;
+  variableValues?: Record<string, unknown> | null;
+}
+
+/** Whether every root field the operation asks for (fragments spread, @skip/@include applied) is public. */
+function onlyPublicFields({ schema, document, operationName, variableValues }: OperationArgs): boolean {
   const operation = getOperationAST(document, operationName);
   const root = operation && schema.getRootType(operation.operation);
   if (!root) return false;
   const fields = root.getFields();
-  const fragments = new Map(
-    document.definitions.flatMap((definition) =>
-      definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition.selectionSet] as const] : [],
-    ),
-  );
-  const allPublic = (selectionSet: SelectionSetNode | undefined): boolean =>
-    !!selectionSet &&
-    selectionSet.selections.every((selection) => {
-      if (selection.kind === Kind.FIELD) return fields[selection.name.value]?.extensions.public === true;
-      return allPublic(
-        selection.kind === Kind.INLINE_FRAGMENT ? selection.selectionSet : fragments.get(selection.name.value),
-      );
-    });
-  return allPublic(operation.selectionSet);
+  const scope = { fragments: fragmentsOf(document), variables: variableValues ?? {} };
+  const asked = [...collectFields(scope, root, [operation.selectionSet]).values()];
+  return asked.length > 0 && asked.every(([node]) => fields[node.name.value]?.extensions.public === true);
 }
 
 /**
@@ -41,13 +34,10 @@ export function useRequirePrincipal(): Plugin<Context> {
     args,
     setResultAndStopExecution,
   }: {
-    args: { contextValue: unknown; schema: GraphQLSchema; document: DocumentNode; operationName?: string | null };
+    args: OperationArgs & { contextValue: unknown };
     setResultAndStopExecution(result: { errors: ReturnType<typeof unauthenticated>[] }): void;
   }) => {
-    if (
-      (args.contextValue as Context).principal === null &&
-      !onlyPublicFields(args.schema, args.document, args.operationName)
-    ) {
+    if ((args.contextValue as Context).principal === null && !onlyPublicFields(args)) {
       setResultAndStopExecution({ errors: [unauthenticated()] });
     }
   };

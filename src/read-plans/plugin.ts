@@ -1,10 +1,8 @@
 import {
   getOperationAST,
   getVariableValues,
-  Kind,
   type DocumentNode,
   type ExecutionResult,
-  type FragmentDefinitionNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
@@ -15,6 +13,7 @@ import { principalOf, type Context } from '../schema/context.js';
 import { buildCatalog, type ModelTable } from './catalog.js';
 import { planOperation, type Statement } from './compile.js';
 import { parameterVariables, planKey, Slot, withSlots } from './template.js';
+import { fragmentsOf } from './selection.js';
 import { Unplannable } from './where.js';
 
 /** Plans kept per operation: one per tenancy and structural variable values, the oldest dropped first. */
@@ -30,20 +29,6 @@ interface OperationPlans {
 const plans = new WeakMap<OperationDefinitionNode, OperationPlans>();
 
 let catalog: Map<ModelName, ModelTable> | undefined;
-const fragmentsOf = new WeakMap<DocumentNode, Record<string, FragmentDefinitionNode>>();
-
-function fragments(document: DocumentNode): Record<string, FragmentDefinitionNode> {
-  let found = fragmentsOf.get(document);
-  if (!found) {
-    found = Object.fromEntries(
-      document.definitions
-        .filter((node) => node.kind === Kind.FRAGMENT_DEFINITION)
-        .map((node) => [node.name.value, node]),
-    );
-    fragmentsOf.set(document, found);
-  }
-  return found;
-}
 
 /**
  * The statement's JSON texts become the response body as they are (Yoga writes `stringify()`), and
@@ -71,7 +56,7 @@ function planned(
 ): Statement | null {
   let operationPlans = plans.get(operation);
   if (!operationPlans) {
-    operationPlans = { parameters: parameterVariables(operation, fragments(document)), byKey: new Map() };
+    operationPlans = { parameters: parameterVariables(operation, fragmentsOf(document)), byKey: new Map() };
     plans.set(operation, operationPlans);
   }
   const { parameters, byKey } = operationPlans;
@@ -83,7 +68,7 @@ function planned(
     statement = planOperation(schema, operation, {
       catalog,
       context,
-      fragments: fragments(document),
+      fragments: fragmentsOf(document),
       variables: withSlots(variables, parameters),
     });
   } catch (error) {

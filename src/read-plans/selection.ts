@@ -3,6 +3,7 @@ import {
   GraphQLIncludeDirective,
   GraphQLSkipDirective,
   Kind,
+  type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLObjectType,
@@ -15,6 +16,20 @@ export interface SelectionScope {
 }
 
 type Directed = Parameters<typeof getDirectiveValues>[1];
+
+const fragmentsByDocument = new WeakMap<DocumentNode, Record<string, FragmentDefinitionNode>>();
+
+/** The fragments of a document by name; once per parsed document, which Yoga reuses across requests. */
+export function fragmentsOf(document: DocumentNode): Record<string, FragmentDefinitionNode> {
+  let found = fragmentsByDocument.get(document);
+  if (!found) {
+    found = Object.fromEntries(
+      document.definitions.flatMap((node) => (node.kind === Kind.FRAGMENT_DEFINITION ? [[node.name.value, node]] : [])),
+    );
+    fragmentsByDocument.set(document, found);
+  }
+  return found;
+}
 
 function included(scope: SelectionScope, node: Directed): boolean {
   if (getDirectiveValues(GraphQLSkipDirective, node, scope.variables)?.if === true) return false;
