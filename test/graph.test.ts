@@ -71,6 +71,25 @@ describe('the read graph', () => {
     expect(either.data!.whiteboards.totalCount).toBeGreaterThan(archived.data!.whiteboards.totalCount - 1);
   });
 
+  it('matches contains and startsWith literally, and keeps eq and ne exact beside them', async () => {
+    // The member belongs to both organizations, whose objects' names hold quotes, backslashes and emoji.
+    const objects = `query($filter: WhiteboardObjectFilter) { whiteboardObjects(first: 100, filter: $filter) { edges { node { name } } } }`;
+    const namesOf = async (filter: object) =>
+      (await server.graphql(objects, { filter }, server.keys.member)).data!.whiteboardObjects.edges.map(
+        (edge: { node: { name: string } }) => edge.node.name,
+      );
+    const all: string[] = await namesOf({});
+    for (const text of ['\\', '%', '_', 'A1', '🦄']) {
+      const expected = all.filter((name) => name.toLowerCase().includes(text.toLowerCase()));
+      expect(await namesOf({ name: { contains: text } }), `contains ${text}`).toEqual(expected);
+    }
+    expect(all.some((name) => name.includes('\\'))).toBe(true);
+    expect(await namesOf({ name: { startsWith: '%' } })).toEqual([]);
+    expect(await namesOf({ name: { eq: 'rack a1', contains: 'a' } })).toEqual([]);
+    expect(await namesOf({ name: { eq: 'Rack A1', contains: 'a' } })).toEqual(['Rack A1']);
+    expect(await namesOf({ name: { ne: 'rack a1', contains: 'rack' } })).toEqual(['Rack A1']);
+  });
+
   it('looks rows up by rowId, by node id and by a list of node ids', async () => {
     const { data } = await server.graphql(boardsQuery, { first: 2 });
     const [a, b] = data!.whiteboards.edges.map((edge: any) => edge.node);

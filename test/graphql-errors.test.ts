@@ -153,6 +153,12 @@ describe('argument values PostgreSQL would refuse', () => {
     const infinite = await server.graphql(instance);
     expect(code(infinite)).toEqual(['BAD_USER_INPUT', 'input.x']);
     expect(infinite.errors![0].message).toBe('x must be a finite number');
+    // Prisma would write 1.2345678901234567e300 as 1.234567890123457e300, and the largest double out of range.
+    for (const x of ['1.2345678901234567e300', '1.7976931348623157e308']) {
+      const rounded = await server.graphql(instance.replace('1e999', x));
+      expect(code(rounded)).toEqual(['BAD_USER_INPUT', 'input.x']);
+      expect(rounded.errors![0].message).toMatch(/^x needs 17 significant digits/);
+    }
     for (const expiresAt of ['0000-12-31T00:00:00Z', '+010000-01-01T00:00:00Z']) {
       const key = await server.graphql(
         `mutation { createApiKey(input: { name: "k", permission: READ_ONLY, expiresAt: "${expiresAt}" }) { secret } }`,

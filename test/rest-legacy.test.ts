@@ -5,13 +5,15 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 // The five operations legacy-v1-interface.md specifies in full, checked field by field against its
 // tables: every field present, no other, each of the type the table gives.
 
-type Type = 'integer' | 'number' | 'string' | 'boolean' | 'date-time' | 'e-mail' | 'enum';
+type Type = 'integer' | 'organization id' | 'number' | 'string' | 'boolean' | 'date-time' | 'e-mail' | 'enum';
 interface Fields {
   [field: string]: Type | Fields;
 }
 
 const is: Record<Type, (value: unknown) => boolean> = {
   integer: Number.isInteger,
+  // A user's active organization (the table's integer), null where the caller is not in it (README, Tenancy).
+  'organization id': (value) => value === null || Number.isInteger(value),
   number: (value) => typeof value === 'number' && Number.isFinite(value),
   string: (value) => typeof value === 'string',
   boolean: (value) => typeof value === 'boolean',
@@ -88,7 +90,7 @@ const whiteboardList: Fields = {
   ...whiteboardArchive,
   created_at: 'date-time',
   updated_at: 'date-time',
-  author: { id: 'integer', email: 'e-mail', first_name: 'string', organization_id: 'integer' },
+  author: { id: 'integer', email: 'e-mail', first_name: 'string', organization_id: 'organization id' },
   organization: { id: 'integer', name: 'string', rate_id: 'integer' },
   mini_drawing: fileRef,
 };
@@ -130,7 +132,7 @@ const membership: Fields = {
     first_name: 'string',
     is_active: 'boolean',
     is_admin: 'boolean',
-    organization_id: 'integer',
+    organization_id: 'organization id',
   },
 };
 

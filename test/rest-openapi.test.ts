@@ -130,7 +130,7 @@ type Schemas = components['schemas'];
 // The board list answers WhiteboardReadSchema rows, typed down to their nested objects.
 type BoardList = paths['/api/whiteboard/v1/']['get']['responses'][200]['content']['application/json'];
 export const listAnswersBoards: Equal<BoardList, Schemas['WhiteboardReadSchema'][]> = true;
-export const authorEmails = (boards: BoardList): string[] => boards.map((board) => board.author.email);
+export const authorEmails = (boards: BoardList): string[] => boards.flatMap((board) => (board.author ? [board.author.email] : []));
 // @ts-expect-error a board has no such field: the types are not \`any\`
 export const missing = (boards: BoardList) => boards.map((board) => board.no_such_field);
 

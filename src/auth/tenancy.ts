@@ -1,4 +1,6 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Select, Where } from '../db/delegate.js';
+import { getDatamodel } from '../generated/pothos-types.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import type { Principal } from './principal.js';
 
@@ -69,7 +71,13 @@ export function visibleOrganizations(principal: Principal): number[] | undefined
   return principal.isAdmin ? undefined : [...principal.roles.keys()];
 }
 
-function tenancyCondition(model: ModelName, principal: Principal): object {
+/** An organization's row id as the caller may see it: null for an organization of which they are not a member. */
+export function visibleOrganizationId(principal: Principal, id: number | null): number | null {
+  const organizations = visibleOrganizations(principal);
+  return id !== null && (!organizations || organizations.includes(id)) ? id : null;
+}
+
+function tenancyCondition(model: ModelName, principal: Principal): Record<string, unknown> {
   // API keys stay private to their owner, even for a platform admin.
   if (model === 'ApiKey') return { userId: principal.userId } satisfies Where<'ApiKey'>;
   const organizations = visibleOrganizations(principal);
@@ -95,4 +103,49 @@ export function visibleRowsWhere<M extends ModelName, Id extends number | { in: 
   id: Id,
 ): { id: Id; AND: Where<M>[] } {
   return { id, AND: [tenancyWhere(model, principal)] };
+}
+
+const models = getDatamodel().datamodel.models;
+
+const isOrganizationScoped = (model: ModelName): model is OrganizationScopedModel => model in organizationPaths;
+
+/** The model a relation of `model` reaches, and the relation field itself (Prisma's datamodel). */
+export function relationTarget(model: ModelName, relation: string): ModelName {
+  const field = models[model].fields.find((candidate) => candidate.name === relation);
+  if (field?.kind !== 'object') throw new Error(`${model}.${relation} is not a relation`);
+  return field.type as ModelName;
+}
+
+/**
+ * Whether the ownership paths prove that the rows `relation` reaches from a row of `model` belong to
+ * that row's organization: the relation is the first hop of one side's path to the other's
+ * organization (a stream's board, a board's streams), or one side holds the organization's id and
+ * the other is that organization (a board's organization, an organization's boards). Anything else
+ * (a user, an author, a file or a class referenced from another row) may leave the organization.
+ */
+export function staysInOrganization(model: ModelName, relation: string): boolean {
+  const field = models[model].fields.find((candidate) => candidate.name === relation)!;
+  const target = relationTarget(model, relation);
+  if (!isOrganizationScoped(model) || !isOrganizationScoped(target)) return false;
+  const [from, to] = [organizationPaths[model], organizationPaths[target]];
+  const same = (a: readonly string[], b: readonly string[]) => isDeepStrictEqual(a, b);
+  const foreignKey = field.relationFromFields?.[0];
+  if (foreignKey) return same(from, [relation, ...to]) || (same(from, [foreignKey]) && same(to, ['id']));
+  const back = models[target].fields.find((other) => other.relationName === field.relationName && other !== field)!;
+  return same(to, [back.name, ...from]) || (same(to, [back.relationFromFields![0]]) && same(from, ['id']));
+}
+
+/**
+ * The condition on the rows `relation` reaches from a row of `model` the caller may see: none where
+ * the ownership paths prove they stay in that row's organization, else the target's own tenancy.
+ * The one rule of every join, for the read planner and the schema's relations alike.
+ */
+export function relationTenancy(
+  model: ModelName,
+  relation: string,
+  principal: Principal,
+): Record<string, unknown> | undefined {
+  if (staysInOrganization(model, relation)) return undefined;
+  const where = tenancyCondition(relationTarget(model, relation), principal);
+  return Object.keys(where).length ? where : undefined;
 }

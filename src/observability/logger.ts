@@ -1,4 +1,6 @@
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
+import { PothosValidationError } from '@pothos/core';
+import { GraphQLError } from 'graphql';
 import type { YogaLogger } from 'graphql-yoga';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { currentRequest } from './requests.js';
@@ -94,7 +96,11 @@ export function yogaLogger(): YogaLogger {
     debug: (message: string) => logger.debug(message),
     info: (message: string) => logger.info(message),
     warn: (message: string) => logger.warn(message),
-    error: (error: unknown) =>
-      logError(error, isDatabaseUnavailable(error) ? 'the database cannot be reached' : 'unexpected error'),
+    error: (error: unknown) => {
+      // Pothos's refusal of an argument is the caller's mistake, answered BAD_USER_INPUT (http/graphql-errors.ts).
+      if (error instanceof GraphQLError && error.originalError instanceof PothosValidationError)
+        return logger.debug({ requestId: currentRequest()?.id, reason: error.message }, 'argument refused');
+      logError(error, isDatabaseUnavailable(error) ? 'the database cannot be reached' : 'unexpected error');
+    },
   };
 }

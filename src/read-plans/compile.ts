@@ -12,8 +12,9 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import type { ModelName } from '../auth/tenancy.js';
-import type { Context } from '../schema/context.js';
+import { isDeepStrictEqual } from 'node:util';
+import { relationTenancy, type ModelName } from '../auth/tenancy.js';
+import { principalOf, type Context } from '../schema/context.js';
 import { defaultPageSize, maxPageSize } from '../schema/pagination.js';
 import type { Column, ModelTable } from './catalog.js';
 import type { ReadPlanExtension } from './extensions.js';
@@ -61,6 +62,13 @@ const planOf = (extensions: Extensions) => extensions?.readPlan as ReadPlanExten
 function checkNoScopes(extensions: Extensions, what: string): void {
   const options = extensions?.pothosOptions;
   if (options?.authScopes || options?.grantScopes) throw new Unplannable(`${what} has auth scopes`);
+}
+
+/** Whether a relation's own `where` already holds the tenancy condition (the schema's `pageInTenancy`). */
+function carries(where: Record<string, unknown> | undefined, tenancy: object): boolean {
+  if (!where) return false;
+  const all = Array.isArray(where.AND) ? where.AND : [];
+  return isDeepStrictEqual(where, tenancy) || all.some((part) => isDeepStrictEqual(part, tenancy));
 }
 
 function integer(value: unknown, least: number, most: number): number {
@@ -149,16 +157,68 @@ class Planner {
     const column = (field: string) => columnOf(alias, table.columns.get(field)?.name ?? field);
     const plan = planOf(extensions);
     if (plan && 'value' in plan) return orNull(jsonString(plan.value(column)));
+    if (plan && 'visibleId' in plan) return this.visibleId(model, plan.visibleId, alias);
     const exposed = extensions?.pothosExposedField as string | undefined;
     if (exposed) return scalarJson(definition.type, table.columns.get(exposed), column(exposed));
     const identified = planOf(type.extensions as Extensions);
     if (name === 'id' && identified && 'globalIdField' in identified)
       return quoted(base64Of(`${type.name}:`, column(identified.globalIdField)));
-    if (extensions?.pothosPrismaRelationField) return this.relation(definition, nodes, model, alias);
+    if (extensions?.pothosPrismaRelationField || (plan && 'relation' in plan))
+      return this.relation(definition, nodes, model, alias);
     throw new Unplannable(`${type.name}.${name} has a resolver`);
   }
 
-  /** A relation, with the arguments Pothos's own planning gives Prisma for it (order, page, filter). */
+  /**
+   * The Prisma arguments Pothos's own planning gives a relation (order, page, filter), with the
+   * field's `query` evaluated as Pothos evaluates it: a function of the arguments and the context.
+   */
+  private relationQuery(definition: GraphQLField<unknown, unknown>, nodes: FieldNode[], relation: string) {
+    const extensions = definition.extensions as NonNullable<Extensions>;
+    const query = attempt(() => {
+      const args = getArgumentValues(definition, nodes[0], this.scope.variables);
+      const nested = (raw: unknown) =>
+        raw === true ? {} : typeof raw === 'function' ? raw(args, this.scope.context) : raw;
+      const selection = extensions.pothosPrismaSelect(args, this.scope.context, nested, () => new Map([['edges', {}]]));
+      return (selection?.select ?? selection?.include)?.[relation];
+    });
+    if (query === undefined || typeof query?.then === 'function')
+      throw new Unplannable(`relation ${relation} is loaded apart`);
+    // biome-ignore lint/suspicious/noExplicitAny: Prisma arguments as Pothos planned them; where.ts checks what it translates
+    return (query === true ? {} : query) as Record<string, any>;
+  }
+
+  /**
+   * How `relation` reaches rows from a row of `model` under `alias`: the join, and the condition on
+   * the rows it reaches, with the relation's own `where` and the join's tenancy (`relationTenancy`).
+   */
+  private join(model: ModelName, relation: string, alias: string, where?: Record<string, unknown>) {
+    const join = this.table(model).joins.get(relation);
+    if (!join) throw new Unplannable(`relation ${relation}`);
+    const tenancy = relationTenancy(model, relation, principalOf(this.scope.context));
+    const conditions = (child: string) =>
+      allOf([
+        `${columnOf(child, join.childColumn)} = ${columnOf(alias, join.parentColumn)}`,
+        whereSql(this.scope, join.target, child, where),
+        tenancy && !carries(where, tenancy) ? whereSql(this.scope, join.target, child, tenancy) : 'TRUE',
+      ]);
+    return { join, tenancy, conditions };
+  }
+
+  /** The row id a to-one relation reaches, or null where the caller may not see that row. */
+  private visibleId(model: ModelName, relation: string, alias: string): string {
+    const { join, conditions } = this.join(model, relation, alias);
+    const child = this.scope.alias();
+    const id = columnOf(child, join.childColumn);
+    return orNull(
+      `(SELECT ${id}::text FROM ${quote(this.table(join.target).table)} ${child} WHERE ${conditions(child)})`,
+    );
+  }
+
+  /**
+   * A relation, joined with every condition its field carries (its `where`, order and page) and the
+   * tenancy of each join (`relationTenancy`): the rows it reaches are limited to the caller's
+   * organizations unless the ownership paths prove they stay in the parent row's.
+   */
   private relation(
     definition: GraphQLField<unknown, unknown>,
     nodes: FieldNode[],
@@ -166,45 +226,35 @@ class Planner {
     alias: string,
   ): string {
     const extensions = definition.extensions as NonNullable<Extensions>;
-    const relation = extensions.pothosPrismaRelationField.name as string;
-    const join = this.table(model).joins.get(relation);
-    if (!join) throw new Unplannable(`relation ${relation}`);
-    const query = attempt(() => {
-      const args = getArgumentValues(definition, nodes[0], this.scope.variables);
-      const selection = extensions.pothosPrismaSelect(
-        args,
-        this.scope.context,
-        (nested: unknown) => nested,
-        () => new Map([['edges', {}]]),
-      );
-      return (selection?.select ?? selection?.include)?.[relation];
-    });
-    if (query === undefined || typeof query?.then === 'function')
-      throw new Unplannable(`relation ${relation} is loaded apart`);
-    const target = this.table(join.target);
-    const on = (child: string) => `${columnOf(child, join.childColumn)} = ${columnOf(alias, join.parentColumn)}`;
+    const plan = planOf(extensions);
+    const loaded = plan && 'relation' in plan;
+    const relation: string = loaded ? plan.relation : extensions.pothosPrismaRelationField.name;
+    // A resolver of the field's own decides what it answers; only the planned forms are translated.
+    if (extensions.pothosPrismaFallback) throw new Unplannable(`relation ${relation} has a resolver`);
+    const { where, orderBy, take, skip, ...rest } = loaded ? {} : this.relationQuery(definition, nodes, relation);
+    const { join, tenancy, conditions } = this.join(model, relation, alias, where);
     const named = getNamedType(definition.type);
+    if (Object.keys(rest).length || !isObjectType(named)) throw new Unplannable(`relation ${relation}`);
     if (!join.toMany) {
+      const mayBeNull = !join.isRequired || where !== undefined || tenancy !== undefined;
       if (
-        (query !== true && Object.keys(query).length) ||
-        (isNonNullType(definition.type) && !join.isRequired) ||
-        !isObjectType(named)
-      ) {
+        orderBy !== undefined ||
+        take !== undefined ||
+        skip !== undefined ||
+        (isNonNullType(definition.type) && mayBeNull)
+      )
         throw new Unplannable(`relation ${relation}`);
-      }
       const child = this.scope.alias();
+      const target = this.table(join.target);
       return orNull(
-        `(SELECT ${this.object(named, nodes, join.target, child)} FROM ${quote(target.table)} ${child} WHERE ${on(child)})`,
+        `(SELECT ${this.object(named, nodes, join.target, child)} FROM ${quote(target.table)} ${child} WHERE ${conditions(child)})`,
       );
     }
-    // biome-ignore lint/suspicious/noExplicitAny: Prisma arguments as Pothos planned them; where.ts checks what it translates
-    const { where, orderBy, take, skip, ...rest } = query as Record<string, any>;
-    if (Object.keys(rest).length || !isObjectType(named) || !named.getFields().edges)
-      throw new Unplannable(`relation ${relation}`);
+    if (!named.getFields().edges) throw new Unplannable(`relation ${relation}`);
     // Pothos asks one row more than the page to learn whether another follows.
     const page: Page = {
       model: join.target,
-      where: (child) => allOf([on(child), whereSql(this.scope, join.target, child, where)]),
+      where: conditions,
       orderBy,
       limit: integer(take, 1, maxPageSize + 1) - 1,
       offset: integer(skip ?? 0, 0, 0),

@@ -14,6 +14,13 @@ export type ReadPlanExtension =
   | { root: 'list' | 'single'; model: ModelName; findArgs(args: Record<string, unknown>, ctx: Context): FindArgs }
   /** A value computed from columns: SQL built from the columns, given as SQL expressions. */
   | { value(column: (field: string) => string): string }
+  /**
+   * A to-one relation the field loads itself (through the row loader, under the target's tenancy):
+   * the planner joins it under the same rule as every relation.
+   */
+  | { relation: string }
+  /** The row id a to-one relation reaches, when the caller may see that row (the same rule as the relation). */
+  | { visibleId: string }
   /** A node type whose global id wraps this column. */
   | { globalIdField: string };
 

@@ -2,6 +2,7 @@ import { builder } from './builder.js';
 import { rowIdNode } from './global-id.js';
 import { ActionMethod, ActionMethodFilter } from './enums.js';
 import { defineRootFields } from './root-fields.js';
+import { visibleRelation } from './relations.js';
 
 builder.prismaNode('UserActionLog', {
   ...rowIdNode('UserActionLog'),
@@ -14,7 +15,7 @@ builder.prismaNode('UserActionLog', {
     entityType: t.exposeString('entityType'),
     entityId: t.exposeInt('entityId'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    user: t.relation('user'),
+    user: t.prismaField(visibleRelation('UserActionLog', 'user')),
     organization: t.relation('organization', { nullable: true }),
   }),
 });

@@ -10,6 +10,7 @@ import { badUserInput, forbidden, notFound } from './errors.js';
 import { rowIdNode } from './global-id.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf } from './context.js';
+import { visibleRelation } from './relations.js';
 
 const ApiKey = builder.prismaNode('ApiKey', {
   ...rowIdNode('ApiKey'),
@@ -24,7 +25,7 @@ const ApiKey = builder.prismaNode('ApiKey', {
     revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
     lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    user: t.relation('user'),
+    user: t.prismaField(visibleRelation('ApiKey', 'user')),
   }),
 });
 

@@ -7,6 +7,7 @@ import { pageByOrder } from './pagination.js';
 import { nextPosition } from './positions.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf } from './context.js';
+import { visibleRelation } from './relations.js';
 
 builder.prismaNode('DataStream', {
   ...rowIdNode('DataStream'),
@@ -21,7 +22,7 @@ builder.prismaNode('DataStream', {
     whiteboardId: t.exposeInt('whiteboardId'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    author: t.relation('author'),
+    author: t.prismaField(visibleRelation('DataStream', 'author')),
     whiteboard: t.relation('whiteboard'),
     slides: t.relatedConnection('slides', pageByOrder),
     connections: t.relatedConnection('connections', pageByOrder),
@@ -41,7 +42,7 @@ builder.prismaNode('DataStreamConnection', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     dataStream: t.relation('dataStream'),
-    objectConnection: t.relation('objectConnection'),
+    objectConnection: t.prismaField(visibleRelation('DataStreamConnection', 'objectConnection')),
   }),
 });
 
@@ -65,7 +66,7 @@ builder.prismaNode('Slide', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     dataStream: t.relation('dataStream'),
-    author: t.relation('author'),
+    author: t.prismaField(visibleRelation('Slide', 'author')),
   }),
 });
 

@@ -1,9 +1,10 @@
 import { builder } from './builder.js';
 import { rowIdNode } from './global-id.js';
-import { pageById } from './pagination.js';
+import { pageInTenancy } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 import { readPlan } from '../read-plans/extensions.js';
 import { literal } from '../read-plans/sql.js';
+import { visibleRelation } from './relations.js';
 
 /** Path under which stored files are served. */
 export const filesPath = '/files/';
@@ -25,8 +26,8 @@ builder.prismaNode('File', {
     uploadedById: t.exposeInt('uploadedById', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     organization: t.relation('organization'),
-    uploadedBy: t.relation('uploadedBy', { nullable: true }),
-    previewOf: t.relatedConnection('whiteboardPreview', pageById),
+    uploadedBy: t.prismaField(visibleRelation('File', 'uploadedBy')),
+    previewOf: t.relatedConnection('whiteboardPreview', pageInTenancy('Whiteboard')),
   }),
 });
 

@@ -9,6 +9,15 @@ type Comparison = Partial<
   Record<'eq' | 'ne' | 'in' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'startsWith', unknown>
 >;
 
+/**
+ * A text matched literally inside a LIKE pattern: Prisma sends `contains` and `startsWith` as patterns
+ * without escaping, so `%`, `_` and `\` would act as wildcards and escapes ("50%" would match "5").
+ */
+export const literalPattern = (text: string) => text.replace(/[\\%_]/g, '\\$&');
+
+/** Prisma's case-insensitive match of a literal text: what `contains` promises the caller. */
+export const containsText = (text: string) => ({ contains: literalPattern(text), mode: 'insensitive' as const });
+
 // One table turns every filter operator into Prisma's; string matching ignores case.
 const prismaOperator: Record<keyof Comparison, (value: unknown) => Record<string, unknown>> = {
   eq: (value) => ({ equals: value }),
@@ -18,8 +27,8 @@ const prismaOperator: Record<keyof Comparison, (value: unknown) => Record<string
   gte: (value) => ({ gte: value }),
   lt: (value) => ({ lt: value }),
   lte: (value) => ({ lte: value }),
-  contains: (value) => ({ contains: value, mode: 'insensitive' }),
-  startsWith: (value) => ({ startsWith: value, mode: 'insensitive' }),
+  contains: (value) => containsText(value as string),
+  startsWith: (value) => ({ startsWith: literalPattern(value as string), mode: 'insensitive' }),
 };
 
 function comparisonInput(
@@ -83,24 +92,26 @@ export function modelFilter(typeName: string, fields: Record<string, FilterKind>
   return ref;
 }
 
-/** Turns a `<Type>Filter` value into a Prisma `where` of its model. */
+/**
+ * Turns a `<Type>Filter` value into a Prisma `where` of its model. Each operator is a condition of
+ * its own: Prisma's `mode: 'insensitive'` would otherwise turn a column's `eq` or `ne` beside a
+ * `contains` into a case-insensitive pattern match too.
+ */
 export function filterToWhere(filter: FilterValue | null | undefined): Where<ModelName> {
-  if (!filter) return {};
-  const where: { [key: string]: unknown } = {};
-  for (const [field, value] of Object.entries(filter)) {
+  const conditions: Record<string, unknown>[] = [];
+  for (const [field, value] of Object.entries(filter ?? {})) {
     if (value == null) continue;
-    if (field === 'and' || field === 'or') where[field.toUpperCase()] = (value as FilterValue[]).map(filterToWhere);
-    else if (field === 'not') where.NOT = filterToWhere(value as FilterValue);
+    if (field === 'and' || field === 'or')
+      conditions.push({ [field.toUpperCase()]: (value as FilterValue[]).map(filterToWhere) });
+    else if (field === 'not') conditions.push({ NOT: filterToWhere(value as FilterValue) });
     else {
-      where[field] = Object.assign(
-        {},
-        ...Object.entries(value as Comparison)
-          .filter(([, operand]) => operand != null)
-          .map(([operator, operand]) => prismaOperator[operator as keyof Comparison](operand)),
-      );
+      for (const [operator, operand] of Object.entries(value as Comparison)) {
+        if (operand != null) conditions.push({ [field]: prismaOperator[operator as keyof Comparison](operand) });
+      }
     }
   }
   // The filter's fields are its model's columns (modelFilter), each with Prisma's operators.
+  const where = conditions.length > 1 ? { AND: conditions } : (conditions[0] ?? {});
   return where as Where<ModelName>;
 }
 

@@ -14,6 +14,7 @@ import { rowIdNode } from './global-id.js';
 import { Membership } from './memberships.js';
 import { defineRootFields } from './root-fields.js';
 import { cleanName } from './users.js';
+import { visibleRelation } from './relations.js';
 
 const UserInvite = builder.prismaNode('UserInvite', {
   ...rowIdNode('UserInvite'),
@@ -29,7 +30,7 @@ const UserInvite = builder.prismaNode('UserInvite', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     organization: t.relation('organization'),
-    invitedBy: t.relation('invitedBy'),
+    invitedBy: t.prismaField(visibleRelation('UserInvite', 'invitedBy')),
   }),
 });
 

@@ -9,6 +9,7 @@ import { Role, RoleFilter } from './enums.js';
 import { conflict, forbidden } from './errors.js';
 import { rowIdNode } from './global-id.js';
 import { defineRootFields } from './root-fields.js';
+import { visibleRelation } from './relations.js';
 
 export const Membership = builder.prismaNode('UserOrganization', {
   name: 'Membership',
@@ -22,7 +23,7 @@ export const Membership = builder.prismaNode('UserOrganization', {
     lastActivity: t.expose('lastActivity', { type: 'DateTime' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    user: t.relation('user'),
+    user: t.prismaField(visibleRelation('UserOrganization', 'user')),
     organization: t.relation('organization'),
   }),
 });

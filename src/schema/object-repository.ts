@@ -6,6 +6,7 @@ import { defineCrudMutations } from './crud.js';
 import { rowIdNode } from './global-id.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf } from './context.js';
+import { visibleRelation } from './relations.js';
 
 builder.prismaNode('ObjectRepositoryEntry', {
   ...rowIdNode('ObjectRepositoryEntry'),
@@ -21,8 +22,8 @@ builder.prismaNode('ObjectRepositoryEntry', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     organization: t.relation('organization'),
-    object: t.relation('object'),
-    author: t.relation('author'),
+    object: t.prismaField(visibleRelation('ObjectRepositoryEntry', 'object')),
+    author: t.prismaField(visibleRelation('ObjectRepositoryEntry', 'author')),
   }),
 });
 

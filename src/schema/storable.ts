@@ -24,6 +24,10 @@ function problemOf(value: unknown): string | undefined {
     if (value.length > MAX_STRING_LENGTH) return `is longer than ${MAX_STRING_LENGTH} characters`;
   } else if (typeof value === 'number') {
     if (!Number.isFinite(value)) return 'must be a finite number';
+    // Prisma writes a number from 2^63 on with 16 significant digits: one that needs 17 would be
+    // stored rounded (the largest doubles out of range), so it is refused rather than changed.
+    if (Math.abs(value) >= 2 ** 63 && Number(value.toPrecision(16)) !== value)
+      return 'needs 17 significant digits, and numbers from 2^63 on are stored with at most 16';
   } else if (value instanceof Date) {
     if (value.getTime() < EARLIEST_TIME || value.getTime() > LATEST_TIME)
       return 'must be between 0001-01-01 and 9999-12-31';

@@ -6,7 +6,9 @@ import { Choice } from './choices.js';
 import { badUserInput, notFound } from './errors.js';
 import { rowIdNode } from './global-id.js';
 import { pageInTenancy } from './pagination.js';
-import { tenancyWhere } from '../auth/tenancy.js';
+import { visibleOrganizationId } from '../auth/tenancy.js';
+import { readPlan } from '../read-plans/extensions.js';
+import { visibleRelation } from './relations.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf } from './context.js';
 
@@ -19,14 +21,16 @@ builder.prismaNode('User', {
     lastName: t.exposeString('lastName'),
     isActive: t.exposeBoolean('isActive'),
     isAdmin: t.exposeBoolean('isAdmin', { description: 'A platform administrator, who sees every organization.' }),
-    organizationId: t.exposeInt('activeOrganizationId', { nullable: true, description: 'The active organization.' }),
+    organizationId: t.int({
+      nullable: true,
+      description:
+        "The active organization's row id, when the caller may see that organization (as activeOrganization).",
+      extensions: readPlan({ visibleId: 'activeOrganization' }),
+      resolve: (user, _args, ctx) => visibleOrganizationId(principalOf(ctx), user.activeOrganizationId),
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    activeOrganization: t.relation('activeOrganization', {
-      nullable: true,
-      description: "The user's active organization, when the caller may see it.",
-      query: (_args, ctx) => ({ where: tenancyWhere('Organization', principalOf(ctx)) }),
-    }),
+    activeOrganization: t.prismaField(visibleRelation('User', 'activeOrganization')),
     memberships: t.relatedConnection('memberships', pageInTenancy('UserOrganization')),
     whiteboards: t.relatedConnection('whiteboards', pageInTenancy('Whiteboard')),
     libraries: t.relatedConnection('libraries', pageInTenancy('Library')),

@@ -6,6 +6,7 @@ import { principalOf, type Context } from './context.js';
 import { defineCrudMutations, targetRowId, type CrudSpec } from './crud.js';
 import { rowIdNode } from './global-id.js';
 import { connectionOptions, pageById } from './pagination.js';
+import { visibleRelation } from './relations.js';
 import { defineRootFields } from './root-fields.js';
 
 builder.prismaNode('Whiteboard', {
@@ -21,9 +22,9 @@ builder.prismaNode('Whiteboard', {
     miniDrawingId: t.exposeInt('miniDrawingId', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    author: t.relation('author'),
+    author: t.prismaField(visibleRelation('Whiteboard', 'author')),
     organization: t.relation('organization'),
-    miniDrawing: t.relation('miniDrawing', { nullable: true }),
+    miniDrawing: t.prismaField(visibleRelation('Whiteboard', 'miniDrawing')),
     dataStreams: t.relatedConnection('dataStreams', pageById),
     objects: t.relatedConnection('objects', pageById),
     objectConnections: t.relatedConnection('objectConnections', pageById),

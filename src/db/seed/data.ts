@@ -14,8 +14,11 @@ import type {
   Role,
 } from '../../generated/prisma/enums.js';
 
-/** Every row's createdAt (and updatedAt) is this instant plus one step per row, in insertion order. */
-export const clock = { start: '2026-01-05T09:00:00Z', stepMinutes: 10 };
+/**
+ * Every row's createdAt (and updatedAt) is this instant plus one step per row, in insertion order;
+ * the odd milliseconds make every timestamp carry some, as a legacy database's do.
+ */
+export const clock = { start: '2026-01-05T09:00:00.125Z', stepMs: 10 * 60_000 + 7 };
 
 export const rates: { code: RateCode; name: string; maxUsers: number | null; maxWhiteboards: number | null }[] = [
   { code: 'FREE', name: 'Free', maxUsers: 3, maxWhiteboards: 3 },
@@ -58,6 +61,12 @@ export const users = {
   inactive: user('ivan.inactive@globex.example', 'Ivan', 'Inactive', { globex: 'VIEWER' }, { isActive: false }),
   /** Platform administrator, member of no organization. */
   platformAdmin: user('root@platform.example', 'Petra', 'Platform', {}, { isAdmin: true }),
+  globexAdmin: user('gloria.admin@globex.example', 'Gloria', 'Admin', { globex: 'ADMIN' }),
+  globexViewer: user('vera.viewer@globex.example', 'Vera', 'Viewer', { globex: 'VIEWER' }),
+  /** Belongs to both organizations with Globex active: the other one, seen from Acme. */
+  both: user('bea.both@globex.example', 'Bea', 'Both', { globex: 'MEMBER', acme: 'VIEWER' }),
+  /** Left Acme for Globex: the author of Acme rows whom Acme's own members no longer see. */
+  former: user('frank.former@globex.example', 'Frank', 'Former', { globex: 'MEMBER' }),
 };
 export type UserKey = keyof typeof users;
 
@@ -182,6 +191,14 @@ export const files: { key: string; org: OrgKey; by: UserKey; file: string; conte
     file: 'demo/board-distribution-network.png',
     contentType: 'image/png',
     size: 102_400,
+  },
+  {
+    key: 'globexPlatformMini',
+    org: 'globex',
+    by: 'both',
+    file: 'demo/globex/board-production-platform.png',
+    contentType: 'image/png',
+    size: 96_513,
   },
 ];
 
@@ -339,7 +356,7 @@ export const libraries: LibraryRow[] = [
   {
     key: 'iot',
     org: 'acme',
-    by: 'admin',
+    by: 'former',
     name: 'IoT sketches',
     description: 'Work in progress.',
     status: 'DRAFT',
@@ -473,6 +490,14 @@ export const libraries: LibraryRow[] = [
 ];
 
 // ---------------------------------------------------------------- whiteboards
+
+/** Strings a legacy database really holds, which both read paths must answer alike. */
+const legacyText = {
+  quoted: 'Quote " apostrophe \' backslash \\ slash / end',
+  control: 'Line one\nline two\r\n\ttabbed, a bell \u0007, an escape \u001b and a unit separator \u001f.',
+  markup: '</script><script>alert("x")</script> & <b>bold</b>',
+  long: `A long description, as boards collect them. ${'Every hop of a read is checked for its organization. '.repeat(80)}`,
+};
 
 type Value = string | number | boolean;
 /** An object; `at` lists where it is drawn as [x, y, width, height, zIndex]; `values` maps attribute codes to values. */
@@ -828,7 +853,7 @@ export const whiteboards: BoardRow[] = [
         description: 'Monthly figures.',
         icon: 'chart',
         color: '#CA8A04',
-        by: 'member',
+        by: 'former',
         steps: [['dwh>analyst', 'BIDIRECTIONAL', 'Ad hoc queries']],
         slides: [
           { name: 'Ask', description: 'The analyst writes a query.' },
@@ -1165,6 +1190,68 @@ export const whiteboards: BoardRow[] = [
       },
     ],
     highlights: [],
+  },
+  {
+    key: 'globexPlatform',
+    org: 'globex',
+    by: 'both',
+    // Named almost as Acme's board is, with the values a legacy database holds: a leak or a mangled value shows.
+    name: 'Production Platform',
+    description: legacyText.long,
+    mini: 'globexPlatformMini',
+    objects: [
+      {
+        key: 'oddShipment',
+        class: 'shipment',
+        name: legacyText.quoted,
+        description: legacyText.control,
+        at: [
+          [1e20, 5e-324, Number.MAX_VALUE, 0.1, 2_147_483_647],
+          [-1e-7, -1.5e300, 3, 4, -1],
+        ],
+        values: { reference: legacyText.markup, weightKg: 1e20, due: '0999-12-31' },
+      },
+      {
+        key: 'oddTruck',
+        class: 'truck',
+        name: 'Truck 🦄 NL-1',
+        by: 'former',
+        at: [[0, 0, 200, 56, 0]],
+        values: { plate: legacyText.quoted, payloadTons: 5e-324, status: 'idle' },
+      },
+    ],
+    connections: [conn('oddShipment>oddTruck', legacyText.markup, '#000000', 'FORWARD', 'STRAIGHT', 'SOLID')],
+    relations: [['oddTruck', 'oddShipment']],
+    streams: [
+      {
+        key: 'oddStream',
+        name: legacyText.quoted,
+        description: legacyText.control,
+        icon: '🦄',
+        color: '#FF00FF',
+        by: 'former',
+        steps: [['oddShipment>oddTruck', 'FORWARD', legacyText.markup]],
+        slides: [
+          {
+            name: legacyText.markup,
+            description: legacyText.long,
+            camera: [5e-324, 1e20, 1.2345678901234568e-300, -0.5],
+          },
+          { name: 'Emoji 🦄 and “typographic” quotes', description: legacyText.control, connections: true },
+        ],
+      },
+    ],
+    groups: [],
+    highlights: [
+      {
+        name: legacyText.quoted,
+        color: '#000000',
+        class: 'shipment',
+        attribute: 'weightKg',
+        operand: 'GREATER',
+        value: '1e20',
+      },
+    ],
   },
 ];
 

@@ -166,7 +166,7 @@ async function load(tx: Tx): Promise<void> {
   let time = Date.parse(data.clock.start);
   const tick = () => {
     const at = new Date(time);
-    time += data.clock.stepMinutes * 60_000;
+    time += data.clock.stepMs;
     return at;
   };
   const stamp = () => {
@@ -369,19 +369,23 @@ async function load(tx: Tx): Promise<void> {
     if (boardOf.get(key)?.key !== boardKey) throw new Error(`seed data: object "${key}" is not on board "${boardKey}"`);
     return object.get(key);
   };
+  // Prisma writes a number from 2^63 on with 16 significant digits, which puts the largest double out of
+  // range (the gateway refuses such input, storable.ts); a legacy database holds it, so it goes in as SQL.
+  const widest = placed.flatMap(({ o }) => (o.at.some((at) => at[2] === Number.MAX_VALUE) ? [object.get(o.key)] : []));
   await tx.whiteboardObjectInstance.createMany({
     data: placed.flatMap(({ o }) =>
       o.at.map(([x, y, width, height, zIndex]) => ({
         objectId: object.get(o.key),
         x,
         y,
-        width,
+        width: width === Number.MAX_VALUE ? 0 : width,
         height,
         zIndex,
         ...stamp(),
       })),
     ),
   });
+  await tx.$executeRaw`UPDATE whiteboard_object_instance SET width = ${Number.MAX_VALUE}::float8 WHERE width = 0 AND object_id = ANY(${widest}::int[])`;
   await tx.whiteboardObjectAttribute.createMany({
     data: placed.flatMap(({ o }) =>
       Object.entries(o.values ?? {}).map(([code, value]) => {

@@ -3,12 +3,22 @@ import type { ApiKeyPermission } from '../../generated/prisma/enums.js';
 import type { Prisma } from '../index.js';
 import { users } from './data.js';
 
-/** The demo users who get a key, and what their key may do. */
+/**
+ * The demo users who get a key, and what their key may do: each role of each organization, a user
+ * of both, a user who left one for the other, and a platform administrator.
+ */
 export const demoKeyHolders = {
   owner: 'ADMIN',
   admin: 'ADMIN',
   member: 'READ_WRITE',
   viewer: 'READ_ONLY',
+  globexOwner: 'ADMIN',
+  globexAdmin: 'ADMIN',
+  globexMember: 'READ_WRITE',
+  globexViewer: 'READ_ONLY',
+  both: 'READ_WRITE',
+  former: 'READ_WRITE',
+  platformAdmin: 'READ_ONLY',
 } as const satisfies Partial<Record<keyof typeof users, ApiKeyPermission>>;
 
 export type DemoKeys = Record<keyof typeof demoKeyHolders, string>;

@@ -1,8 +1,9 @@
 import { builder } from '../builder.js';
 import { rowIdNode } from '../global-id.js';
 import { HighlightOperand, HighlightOperandFilter } from '../enums.js';
-import { pageById } from '../pagination.js';
+import { pageInTenancy } from '../pagination.js';
 import { defineRootFields } from '../root-fields.js';
+import { visibleRelation } from '../relations.js';
 
 builder.prismaNode('WhiteboardHighlightGroup', {
   ...rowIdNode('WhiteboardHighlightGroup'),
@@ -15,7 +16,7 @@ builder.prismaNode('WhiteboardHighlightGroup', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     whiteboard: t.relation('whiteboard'),
-    highlights: t.relatedConnection('highlights', pageById),
+    highlights: t.relatedConnection('highlights', pageInTenancy('WhiteboardHighlight')),
   }),
 });
 
@@ -36,9 +37,9 @@ builder.prismaNode('WhiteboardHighlight', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     whiteboard: t.relation('whiteboard'),
-    group: t.relation('group', { nullable: true }),
-    classConf: t.relation('classConf'),
-    attribute: t.relation('attribute'),
+    group: t.prismaField(visibleRelation('WhiteboardHighlight', 'group')),
+    classConf: t.prismaField(visibleRelation('WhiteboardHighlight', 'classConf')),
+    attribute: t.prismaField(visibleRelation('WhiteboardHighlight', 'attribute')),
   }),
 });
 

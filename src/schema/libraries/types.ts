@@ -8,8 +8,9 @@ import {
   LibraryPublishedStatus,
   LibraryPublishedStatusFilter,
 } from '../enums.js';
-import { pageById, pageByOrder } from '../pagination.js';
+import { pageById, pageByOrder, pageInTenancy } from '../pagination.js';
 import { defineRootFields } from '../root-fields.js';
+import { visibleRelation } from '../relations.js';
 
 builder.prismaNode('Library', {
   ...rowIdNode('Library'),
@@ -24,7 +25,7 @@ builder.prismaNode('Library', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     organization: t.relation('organization'),
-    author: t.relation('author'),
+    author: t.prismaField(visibleRelation('Library', 'author')),
     classes: t.relatedConnection('classes', pageById),
     textures: t.relatedConnection('textures', pageById),
   }),
@@ -45,9 +46,9 @@ builder.prismaNode('ClassConf', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     library: t.relation('library'),
-    texture: t.relation('texture', { nullable: true }),
+    texture: t.prismaField(visibleRelation('ClassConf', 'texture')),
     attributes: t.relatedConnection('attributes', pageByOrder),
-    objects: t.relatedConnection('objects', pageById),
+    objects: t.relatedConnection('objects', pageInTenancy('WhiteboardObject')),
   }),
 });
 
@@ -66,7 +67,7 @@ builder.prismaNode('ClassConfAttribute', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     classConf: t.relation('classConf'),
-    values: t.relatedConnection('values', pageById),
+    values: t.relatedConnection('values', pageInTenancy('WhiteboardObjectAttribute')),
   }),
 });
 
@@ -107,9 +108,9 @@ builder.prismaNode('ClassTexture', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     library: t.relation('library'),
-    lightThemeImage: t.relation('lightThemeImage', { nullable: true }),
-    darkThemeImage: t.relation('darkThemeImage', { nullable: true }),
-    classes: t.relatedConnection('classes', pageById),
+    lightThemeImage: t.prismaField(visibleRelation('ClassTexture', 'lightThemeImage')),
+    darkThemeImage: t.prismaField(visibleRelation('ClassTexture', 'darkThemeImage')),
+    classes: t.relatedConnection('classes', pageInTenancy('ClassConf')),
   }),
 });
 

@@ -3,6 +3,7 @@ import { prisma } from '../../db/index.js';
 import { builder } from '../builder.js';
 import { principalOf, type Context } from '../context.js';
 import { badUserInput } from '../errors.js';
+import { containsText } from '../filters.js';
 import { connectionOptions } from '../pagination.js';
 
 interface SearchArgs {
@@ -14,7 +15,7 @@ function searchWhere(args: SearchArgs, ctx: Context) {
   const text = args.query.trim();
   if (text === '') throw badUserInput('query cannot be empty', 'query');
   if (text.length > 255) throw badUserInput('query is longer than 255 characters', 'query');
-  const contains = { contains: text, mode: 'insensitive' as const };
+  const contains = containsText(text);
   return {
     AND: [
       tenancyWhere('WhiteboardObject', principalOf(ctx)),

@@ -1,8 +1,9 @@
 import { builder } from '../builder.js';
 import { rowIdNode } from '../global-id.js';
 import { ObjectConnectionDirection, ObjectConnectionShape, ObjectConnectionStyle } from '../enums.js';
-import { pageById } from '../pagination.js';
+import { pageById, pageInTenancy } from '../pagination.js';
 import { defineRootFields } from '../root-fields.js';
+import { visibleRelation } from '../relations.js';
 
 builder.prismaNode('WhiteboardObject', {
   ...rowIdNode('WhiteboardObject'),
@@ -17,14 +18,14 @@ builder.prismaNode('WhiteboardObject', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     whiteboard: t.relation('whiteboard'),
-    classConf: t.relation('classConf', { nullable: true }),
-    author: t.relation('author'),
+    classConf: t.prismaField(visibleRelation('WhiteboardObject', 'classConf')),
+    author: t.prismaField(visibleRelation('WhiteboardObject', 'author')),
     instances: t.relatedConnection('instances', pageById),
     attributes: t.relatedConnection('attributes', pageById),
-    outgoingConnections: t.relatedConnection('outgoing', pageById),
-    incomingConnections: t.relatedConnection('incoming', pageById),
+    outgoingConnections: t.relatedConnection('outgoing', pageInTenancy('WhiteboardObjectConnection')),
+    incomingConnections: t.relatedConnection('incoming', pageInTenancy('WhiteboardObjectConnection')),
     children: t.relatedConnection('childRelations', pageById),
-    parents: t.relatedConnection('parentRelations', pageById),
+    parents: t.relatedConnection('parentRelations', pageInTenancy('WhiteboardObjectRelation')),
   }),
 });
 
@@ -59,7 +60,7 @@ builder.prismaNode('WhiteboardObjectAttribute', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     object: t.relation('object'),
-    attribute: t.relation('attribute'),
+    attribute: t.prismaField(visibleRelation('WhiteboardObjectAttribute', 'attribute')),
   }),
 });
 
@@ -79,9 +80,9 @@ builder.prismaNode('WhiteboardObjectConnection', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     whiteboard: t.relation('whiteboard'),
-    sourceObject: t.relation('sourceObject'),
-    targetObject: t.relation('targetObject'),
-    dataStreamConnections: t.relatedConnection('dataStreamConnections', pageById),
+    sourceObject: t.prismaField(visibleRelation('WhiteboardObjectConnection', 'sourceObject')),
+    targetObject: t.prismaField(visibleRelation('WhiteboardObjectConnection', 'targetObject')),
+    dataStreamConnections: t.relatedConnection('dataStreamConnections', pageInTenancy('DataStreamConnection')),
   }),
 });
 
@@ -94,7 +95,7 @@ builder.prismaNode('WhiteboardObjectRelation', {
     childObjectId: t.exposeInt('childObjectId'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     parentObject: t.relation('parentObject'),
-    childObject: t.relation('childObject'),
+    childObject: t.prismaField(visibleRelation('WhiteboardObjectRelation', 'childObject')),
   }),
 });
 
