@@ -95,6 +95,21 @@ describe('read plans answer as the executor does', () => {
     }
   });
 
+  it("shows no user's active organization the caller is not in, nor its boards, files or invites", async () => {
+    // Mia's active organization is Acme; Globex's owner is in Globex only.
+    const query = /* GraphQL */ `
+      { users(first: 20) { edges { node { email organizationId activeOrganization {
+          rowId name
+          whiteboards(first: 3) { edges { node { rowId name } } }
+          files(first: 2) { edges { node { name } } }
+          invites(first: 2) { edges { node { email } } } } } } } }
+    `;
+    await sameBothWays(query, {}, server.keys.globexOwner);
+    const { data } = await server.graphql(query, {}, server.keys.globexOwner);
+    const mia = data!.users.edges.find((edge: any) => edge.node.email === 'mia.member@acme.example').node;
+    expect(mia).toEqual({ email: 'mia.member@acme.example', organizationId: null, activeOrganization: null });
+  });
+
   it('reuses a plan with other parameter values, and plans anew when a value changes the statement', async () => {
     const query = /* GraphQL */ `
       query Reuse($id: Int!, $name: String, $first: Int, $withAuthor: Boolean!) {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ModelName } from '../src/auth/tenancy.js';
 import { loadConfig } from '../src/config.js';
 import { delegateOf } from '../src/db/delegate.js';
 import { createApp, type Gateway } from '../src/http/app.js';
@@ -128,4 +129,51 @@ describe('generated documents answer alike through the planner and the resolvers
     },
     600_000,
   );
+});
+
+/** Choice lists whose values are row ids: the field, its argument's model, and the model of its values. */
+const choiceLists: [field: string, argument: [name: string, model: string] | undefined, values: ModelName][] = [
+  ['organizationChoices', undefined, 'Organization'],
+  ['rateChoices', undefined, 'Rate'],
+  ['objectRepositoryUserChoices', undefined, 'User'],
+  ['whiteboardHighlightClassConfChoices', ['whiteboardId', 'Whiteboard'], 'ClassConf'],
+  ['whiteboardHighlightAttributeChoices', ['classConfId', 'ClassConf'], 'ClassConfAttribute'],
+];
+
+describe('choice lists offer no row of another organization', () => {
+  it.each(choiceLists)('%s, for every caller and every row it may be asked about', async (field, argument, values) => {
+    for (const caller of callers) {
+      for (const id of argument ? pools.ids.get(argument[1])! : [undefined]) {
+        const args = argument ? `(${argument[0]}: ${id})` : '';
+        const document = { query: `{ ${field}${args} { value } }`, variables: {} };
+        const body = JSON.parse((await answer(planned, caller, document)).replace(/^\d+ /, ''));
+        const offered = (body.data?.[field] ?? []).map((choice: { value: string }) => Number(choice.value));
+        const foreign = offered.filter((value: number) => !visibility.mayUserSee(caller, values, value));
+        expect(foreign, `${caller.name}: ${document.query}`).toEqual([]);
+      }
+    }
+  });
+});
+
+describe('exports', () => {
+  it("hold no class attribute of an organization the caller is not in, though the board's rows point at one", async () => {
+    const { prisma } = database.database;
+    // crossOrganizationReferences pointed an attribute value of Globex's at a class attribute of Acme's.
+    const foreign = await prisma.whiteboardObjectAttribute.findFirstOrThrow({
+      where: {
+        object: { whiteboard: { organization: { name: 'Globex Logistics' } } },
+        attribute: { classConf: { library: { organization: { name: 'Acme Robotics' } } } },
+      },
+      include: { attribute: true, object: true },
+    });
+    const exported = async (name: keyof typeof database.keys) => {
+      const caller = callers.find((candidate) => candidate.name === name)!;
+      const document = { query: `{ exportWhiteboard(rowId: ${foreign.object.whiteboardId}) }`, variables: {} };
+      const body = JSON.parse((await answer(resolved, caller, document)).replace(/^\d+ /, ''));
+      const object = body.data.exportWhiteboard.objects.find((row: { id: number }) => row.id === foreign.objectId);
+      return Object.keys(object.attributes);
+    };
+    expect(await exported('globexOwner')).not.toContain(foreign.attribute.code);
+    expect(await exported('member')).toContain(foreign.attribute.code);
+  });
 });

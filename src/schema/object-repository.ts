@@ -68,7 +68,11 @@ builder.queryField('objectRepositoryUserChoices', (t) =>
       "The users who published entries to the repositories of the caller's organizations, to filter entries by author.",
     resolve: async (_root, _args, ctx) => {
       const authors = await prisma().user.findMany({
-        where: { repositoryEntries: { some: tenancyWhere('ObjectRepositoryEntry', principalOf(ctx)) } },
+        where: {
+          repositoryEntries: { some: tenancyWhere('ObjectRepositoryEntry', principalOf(ctx)) },
+          // An author who has left the caller's organizations is no longer theirs to see.
+          AND: [tenancyWhere('User', principalOf(ctx))],
+        },
         select: { id: true, email: true, firstName: true, lastName: true },
         orderBy: [{ firstName: 'asc' }, { lastName: 'asc' }, { id: 'asc' }],
       });

@@ -85,6 +85,16 @@ export class Visibility {
     return caller.isAdmin || caller.organizations.has(id);
   }
 
+  /** Every row id of `model`, of every organization. */
+  async ids(prisma: Prisma, model: ModelName): Promise<number[]> {
+    const rows = await (delegateOf(prisma, model).findMany as (args: object) => Promise<{ id: number }[]>)({
+      where: {},
+      select: { id: true },
+      orderBy: { id: 'asc' },
+    });
+    return rows.map((row) => row.id);
+  }
+
   /** The rows of `model` in organization `organization`, in id order. */
   rowsIn(model: OrganizationScopedModel, organization: number): number[] {
     return [...this.organizationOfRow]

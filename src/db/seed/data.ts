@@ -1265,6 +1265,7 @@ export const repository: { object: string; by: UserKey; name: string; descriptio
   },
   { object: 'ordersDb', by: 'admin', name: 'Orders database', description: 'Replicated PostgreSQL.' },
   { object: 'reeferDe7', by: 'globexOwner', name: 'Refrigerated truck', description: 'Template for the reefer fleet.' },
+  { object: 'deploy', by: 'former', name: 'Blue/green deploy', description: 'Published before Frank left for Globex.' },
 ];
 
 /** Action log entries; `entity` is [type, key of the seeded row] or [type, id] for a row that no longer exists. */

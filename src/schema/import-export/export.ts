@@ -1,5 +1,6 @@
 import { Kind, valueFromASTUntyped } from 'graphql';
-import { tenancyWhere } from '../../auth/tenancy.js';
+import type { Principal } from '../../auth/principal.js';
+import { organizationOf, organizationSelect, tenancyWhere, visibleOrganizationId } from '../../auth/tenancy.js';
 import { prisma } from '../../db/index.js';
 import { builder } from '../builder.js';
 import { storedValue } from '../objects/attribute-values.js';
@@ -21,6 +22,10 @@ function documentValue(value: ReturnType<typeof storedValue>): DocumentValue | n
   return value instanceof Date ? value.toISOString().slice(0, 10) : value;
 }
 
+// A class attribute is reached from the board's rows by reference, so it may belong to another
+// organization (relationTenancy): its organization is read along, and such references left out.
+const attributeWithOrganization = { code: true, type: true, ...organizationSelect('ClassConfAttribute') } as const;
+
 /** The board with everything on it, read in one statement (the relations are joined). */
 function loadBoard(rowId: number, where: Record<string, unknown>) {
   const byId = { orderBy: { id: 'asc' as const } };
@@ -33,21 +38,24 @@ function loadBoard(rowId: number, where: Record<string, unknown>) {
         ...byId,
         include: {
           instances: byId,
-          attributes: { ...byId, include: { attribute: { select: { code: true, type: true } } } },
+          attributes: { ...byId, include: { attribute: { select: attributeWithOrganization } } },
           childRelations: { ...byId, select: { childObjectId: true } },
         },
       },
       objectConnections: byId,
       dataStreams: { ...byId, include: { slides: byOrder, connections: byOrder } },
       highlightGroups: byId,
-      highlights: { ...byId, include: { attribute: { select: { code: true } } } },
+      highlights: { ...byId, include: { attribute: { select: attributeWithOrganization } } },
     },
   });
 }
 
 function toDocument(
   board: NonNullable<Awaited<ReturnType<typeof loadBoard>>>,
+  principal: Principal,
 ): WhiteboardDocument & { exportedAt: string; source: object } {
+  const visible = (row: { attribute: object }) =>
+    visibleOrganizationId(principal, organizationOf('ClassConfAttribute', row.attribute)) !== null;
   return {
     format: FORMAT,
     exportedAt: new Date().toISOString(),
@@ -61,6 +69,7 @@ function toDocument(
       instances: object.instances.map(({ x, y, width, height, zIndex }) => ({ x, y, width, height, zIndex })),
       attributes: Object.fromEntries(
         object.attributes
+          .filter(visible)
           .map((row) => [row.attribute.code, documentValue(storedValue(row.attribute.type, row))] as const)
           .filter((entry): entry is [string, DocumentValue] => entry[1] !== null),
       ),
@@ -115,7 +124,7 @@ function toDocument(
       })),
     })),
     highlightGroups: board.highlightGroups.map(({ id, name, isActive }) => ({ id, name, isActive })),
-    highlights: board.highlights.map((highlight) => ({
+    highlights: board.highlights.filter(visible).map((highlight) => ({
       name: highlight.name,
       color: highlight.color,
       classConfId: highlight.classConfId,
@@ -136,7 +145,7 @@ builder.queryField('exportWhiteboard', (t) =>
     args: { rowId: t.arg.int({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const board = await loadBoard(args.rowId, tenancyWhere('Whiteboard', principalOf(ctx)));
-      return board && toDocument(board);
+      return board && toDocument(board, principalOf(ctx));
     },
   }),
 );
