@@ -4,6 +4,7 @@ import type { ModelName } from '../src/auth/tenancy.js';
 import type { CompiledRoute } from '../src/rest/compile.js';
 import { compileRoutes } from '../src/rest/index.js';
 import { schema } from '../src/schema/index.js';
+import { subscribeSse } from './helpers/live.js';
 import { rest } from './helpers/rest.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { crossOrganizationReferences, demoCallers, modelOfType, Visibility, type Caller } from './helpers/tenancy.js';
@@ -113,5 +114,34 @@ describe('legacy routes', () => {
         caller.name,
       ).toEqual([]);
     }
+  });
+});
+
+describe('subscriptions', () => {
+  it("load each event's node with the subscriber's own access: no row of another organization beneath it", async () => {
+    // crossOrganizationReferences gave an object of Globex's a class of Acme's.
+    const object = await server.database.prisma.whiteboardObject.findFirstOrThrow({
+      where: {
+        whiteboard: { organization: { name: 'Globex Logistics' } },
+        classConf: { library: { organization: { name: 'Acme Robotics' } } },
+      },
+    });
+    const events = `subscription($id: Int!) { whiteboardEvents(whiteboardId: $id) {
+      ... on NodeChangedEvent { node { ... on WhiteboardObject { name classConf { rowId } } } } } }`;
+    const globex = await subscribeSse(server.url, server.keys.globexOwner, events, { id: object.whiteboardId });
+    const both = await subscribeSse(server.url, server.keys.member, events, { id: object.whiteboardId });
+    const renamed = await server.graphql(
+      `mutation($rowId: Int!) { updateWhiteboardObject(input: { rowId: $rowId, name: "Renamed live" }) { whiteboardObject { rowId } } }`,
+      { rowId: object.id },
+      server.keys.globexOwner,
+    );
+    expect(renamed.errors).toBeUndefined();
+    expect((await globex.next()).data.whiteboardEvents.node).toEqual({ name: 'Renamed live', classConf: null });
+    expect((await both.next()).data.whiteboardEvents.node).toEqual({
+      name: 'Renamed live',
+      classConf: { rowId: object.classConfId },
+    });
+    globex.close();
+    both.close();
   });
 });
