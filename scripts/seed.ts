@@ -8,8 +8,9 @@ const { values } = commandLine(
 usage: npm run db:seed [-- --reset]
 
 Loads the demo data (two organizations, their users, libraries and boards) into an empty database:
-DATABASE_URL, else the embedded one under DATA_DIR, and prints an API key for the demo owner, admin,
-member and viewer. With DEMO_API_KEY set, the owner's key has that secret.
+DATABASE_URL, else the embedded one under DATA_DIR, and prints an API key for the owner, admin,
+member and viewer of each organization, a user of both, a former member and the platform
+administrator. With DEMO_API_KEY set, the Acme owner's key has that secret.
 
   --reset   empty every table first (everything in the database is lost)
 `,
