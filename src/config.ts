@@ -1,5 +1,9 @@
 import { resolve } from 'node:path';
-import { LOG_LEVELS, type LogFormat } from './observability/logger.js';
+import type { Level } from 'pino';
+
+export type LogFormat = 'json' | 'pretty';
+
+const LOG_LEVELS: readonly (Level | 'silent')[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Settings read from the environment; the README's configuration table lists them. */
 export interface Config {

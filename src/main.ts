@@ -7,7 +7,7 @@ import { db, openDatabase, type Database } from './db/index.js';
 import { DatabaseStartError } from './db/engine.js';
 import { isDemoKey, isEmpty, seedDemo } from './db/seed/index.js';
 import { createApp } from './http/app.js';
-import { serveGraphQLOverWebSocket } from './live/websocket.js';
+import { serveGraphQLOverWebSocket } from './http/websocket.js';
 import { schema } from './schema/index.js';
 import { configureLogging } from './observability/logger.js';
 import { metricsListener } from './observability/metrics.js';

@@ -8,7 +8,8 @@ import {
   type GraphQLOutputType,
   type SelectionSetNode,
 } from 'graphql';
-import type { CompiledRoute, Param } from './compile.js';
+import type { CompiledRoute } from './compile.js';
+import type { Param } from './param.js';
 import { JsonSchemas, nonNull, ref, withDescription, type JsonSchema } from './json-schema.js';
 import { operationIds } from './operation-ids.js';
 import { defaultLimit, maxLimit } from './route.js';

@@ -1,6 +1,7 @@
 import type { HonoRequest } from 'hono';
 import { bound, coerce, expected, item, type Source, type ValidationItem } from './coerce.js';
-import type { CompiledRoute, Param } from './compile.js';
+import type { CompiledRoute } from './compile.js';
+import type { Param } from './param.js';
 import { unknownFilters } from './filters.js';
 import { MAX_NESTING } from '../schema/storable.js';
 

@@ -4,8 +4,8 @@ import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { resolvePrincipal } from '../auth/principal.js';
-import type { Gateway } from '../http/app.js';
-import { idRequired, notInList } from '../http/trusted-documents.js';
+import type { Gateway } from './app.js';
+import { idRequired, notInList } from './trusted-documents.js';
 
 const GRAPHQL_PATH = '/graphql';
 
