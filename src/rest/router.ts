@@ -4,9 +4,9 @@ import { Hono, type Context } from 'hono';
 import { resolvePrincipal } from '../auth/principal.js';
 import { addressOf, rateLimitHeaders, type RateLimits } from '../http/rate-limit/index.js';
 import type { CompiledRoute } from './compile.js';
-import { invalid, notAuthenticated, tooManyRequests, type Answer } from './errors.js';
+import { invalid, notAuthenticated, tooManyRequests, unsupportedMediaType, type Answer } from './errors.js';
 import { execute, type GraphQLPipeline } from './execute.js';
-import { readRequest } from './request.js';
+import { readRequest, refusedBodyType } from './request.js';
 
 const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 const pattern = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`);
@@ -54,6 +54,8 @@ async function handle(
     if (decision && !decision.admitted) return tooManyRequests(decision, 1);
     if (!route.public) return notAuthenticated();
   }
+  const expected = refusedBodyType(route, c.req);
+  if (expected) return unsupportedMediaType(expected);
   const read = await readRequest(route, c.req);
   if ('errors' in read) return invalid(read.errors);
   if (principal && limited) {
