@@ -77,7 +77,18 @@ describe('a listed origin', () => {
     });
     expect(read.status).toBe(200);
     expect(read.headers.get('access-control-allow-origin')).toBe(app);
-    expect(read.headers.get('access-control-expose-headers')).toContain('RateLimit-Remaining');
+    expect(read.headers.get('access-control-expose-headers')).toBe(
+      'X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Total-Count',
+    );
+    expect(Number(read.headers.get('x-total-count'))).toBeGreaterThan(0);
+  });
+
+  it('follows the redirect of a REST path without its trailing slash', async () => {
+    const response = await preflight(`${server.url}/api/whiteboard/v1`, app, 'GET', 'x-api-key');
+    expect(response.headers.get('access-control-allow-methods')).toBe('GET, POST');
+    const redirect = await fetch(`${server.url}/api/whiteboard/v1`, { headers: { origin: app }, redirect: 'manual' });
+    expect(redirect.status).toBe(307);
+    expect(redirect.headers.get('access-control-allow-origin')).toBe(app);
   });
 
   it('reads the OpenAPI document and files, each preflight with its own methods', async () => {

@@ -20,6 +20,8 @@ export const API_EXPOSED_HEADERS = [
 ];
 
 const graphqlRule: CorsRule = { methods: ['GET', 'POST'], headers: API_REQUEST_HEADERS, exposed: API_EXPOSED_HEADERS };
+/** A list's total, over all pages. */
+const restExposed = [...API_EXPOSED_HEADERS, 'X-Total-Count'];
 const documentRule: CorsRule = { methods: ['GET'], headers: ['X-Request-Id'], exposed: ['X-Request-Id'] };
 const filesRule: CorsRule = {
   methods: ['GET', 'HEAD'],
@@ -27,7 +29,7 @@ const filesRule: CorsRule = {
   exposed: ['X-Request-Id', 'ETag', 'Accept-Ranges', 'Content-Range', 'Content-Disposition'],
 };
 
-/** The rule of each path CORS covers: `/graphql`, the OpenAPI document, files, and every REST route (the methods its routes answer). */
+/** The rule of each path CORS covers: `/graphql`, the OpenAPI document, files, and every REST route (the methods its routes answer, the list's total exposed). */
 export function corsRules(paths: {
   graphql: string;
   openApi: string;
@@ -38,8 +40,9 @@ export function corsRules(paths: {
     if (path === paths.graphql) return graphqlRule;
     if (path === paths.openApi) return documentRule;
     if (path.startsWith(paths.files)) return filesRule;
-    const methods = paths.restMethodsAt(path);
-    return methods.length ? { ...graphqlRule, methods } : undefined;
+    // A path that only lacks its trailing slash is redirected to it: a page follows the redirect as any client does.
+    const methods = paths.restMethodsAt(path.endsWith('/') ? path : `${path}/`);
+    return methods.length ? { methods, headers: API_REQUEST_HEADERS, exposed: restExposed } : undefined;
   };
 }
 
