@@ -23,7 +23,7 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
 function stream(node: Board['dataStreams']['edges'][number]['node']): HTMLLIElement {
   const swatch = el('span', { class: 'swatch' });
   swatch.style.background = node.color;
-  const slides = node.slides.edges.map(({ node: slide }) => el('li', {}, `${slide.order}. ${slide.name}`));
+  const slides = node.slides.edges.map(({ node: slide }) => el('li', {}, slide.name));
   return el('li', { class: 'stream' }, swatch, node.name, el('ol', { class: 'slides' }, ...slides));
 }
 
@@ -34,6 +34,7 @@ export function board(node: Board, rename: (rowId: number, name: string) => void
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     rename(node.rowId, input.value);
+    form.reset();
   });
   const streams = node.dataStreams.edges.map((edge) => stream(edge.node));
   return el(
