@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { commandLine } from '../src/cli.js';
 import { buildServer, startServer } from '../test/helpers/processes.js';
+import { checkPage, guardedPage, launchBrowser, log, WAIT_MS } from './e2e-browser.js';
+import { webClient } from './e2e-web-client.js';
 
 commandLine(`
 usage: npm run e2e
@@ -11,27 +13,17 @@ usage: npm run e2e
 Opens the gateway in a real headless Chromium, as someone who just ran npm start would: the compiled
 server on a new embedded data directory, GraphiQL at /graphql (the demo key in the headers, the example
 query, the Explorer; runs the query and reads the boards in the result) and the OpenAPI page at /docs.
-Fails on any request to a host other than the gateway, and on any error in the page.
+Then the web client of examples/web-client (built, its dependencies installed from its lockfile when
+missing), served from a second port, against a gateway that lists that origin in CORS_ORIGINS and runs
+only the client's persisted documents (TRUSTED_DOCUMENTS): it reads the boards with their streams and
+slides, renames one, shows a rename sent over REST from outside as it happens, lists the boards over
+REST; the same page from an origin not listed is refused by the browser, and a document the manifest
+does not list is refused by the gateway.
+Fails on any request to a host other than the gateway and the client's port, and on any error in a page.
 The browser is CHROMIUM (/usr/bin/chromium; Debian: apt-get install chromium).
 `);
 
-const WAIT_MS = 120_000;
-const chromium = process.env.CHROMIUM || '/usr/bin/chromium';
 const temporary = mkdtempSync(join(tmpdir(), 'gateway-e2e-'));
-const log = (message: string) => console.log(`e2e: ${message}`);
-
-/** Watches every request of the page: the ones to another host are refused and remembered, as are page errors. */
-function guard(page: Page, origin: string): string[] {
-  const problems: string[] = [];
-  page.on('request', (request) => {
-    const url = new URL(request.url());
-    if (['data:', 'blob:'].includes(url.protocol) || url.origin === origin) return void request.continue();
-    problems.push(`request to another host: ${request.url()}`);
-    void request.abort();
-  });
-  page.on('pageerror', (error) => problems.push(`error in the page: ${(error as Error).message}`));
-  return problems;
-}
 
 /** The text of the Monaco editors inside `selector`, as shown. */
 const editorText = (page: Page, selector: string) =>
@@ -95,46 +87,33 @@ async function docs(page: Page, origin: string): Promise<void> {
   log(`/docs shows ${operations} operations`);
 }
 
-async function main(): Promise<void> {
-  buildServer();
+/** GraphiQL and /docs on the gateway as npm start serves it, with the demo data. */
+async function gatewayPages(browser: Browser): Promise<void> {
   const server = startServer({ DATA_DIR: join(temporary, 'data'), PORT: '0' });
-  let browser: Browser | undefined;
   try {
     const origin = new URL(await server.url).origin;
     const demoKey = server.lines.out.map((line) => /API key \(X-API-KEY\): (\S+)/.exec(line)?.[1]).find(Boolean);
     if (!demoKey) throw new Error(`the server printed no demo key: ${server.lines.out.join(' / ')}`);
-    browser = await puppeteer.launch({
-      executablePath: chromium,
-      headless: true,
-      userDataDir: join(temporary, 'profile'),
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--window-size=1400,1000',
-      ],
-      defaultViewport: { width: 1400, height: 1000 },
-    });
-    const page = await browser.newPage();
-    await page.setRequestInterception(true);
-    const problems = guard(page, origin);
-    try {
+    const { page, problems } = await guardedPage(browser, [origin]);
+    await checkPage(page, problems, 'graphiql', async () => {
       await graphiql(page, origin, demoKey);
       await docs(page, origin);
-    } catch (error) {
-      const screenshot = join(tmpdir(), 'gateway-e2e-failure.png');
-      await page.screenshot({ path: screenshot }).catch(() => {});
-      problems.unshift(`${(error as Error).message} (screenshot: ${screenshot})`);
-    }
-    if (problems.length) throw new Error(problems.join('\n'));
+    });
   } finally {
-    await browser?.close();
     server.child.kill('SIGTERM');
     await server.exit;
+  }
+}
+
+async function main(): Promise<void> {
+  buildServer();
+  let browser: Browser | undefined;
+  try {
+    browser = await launchBrowser(join(temporary, 'profile'));
+    await gatewayPages(browser);
+    await webClient(browser, join(temporary, 'web-client-data'));
+  } finally {
+    await browser?.close();
     rmSync(temporary, { recursive: true, force: true });
   }
 }

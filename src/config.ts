@@ -1,5 +1,12 @@
 import { resolve } from 'node:path';
-import { LOG_LEVELS, type LogFormat } from './observability/logger.js';
+import type { Level } from 'pino';
+
+export type LogFormat = 'json' | 'pretty';
+
+/** The origins whose browser pages may call the gateway: any (`*`), or a list (empty: none). */
+export type CorsOrigins = '*' | readonly string[];
+
+const LOG_LEVELS: readonly (Level | 'silent')[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Settings read from the environment; the README's configuration table lists them. */
 export interface Config {
@@ -55,6 +62,8 @@ export interface Config {
   rateLimit: RateLimitConfig | undefined;
   /** A manifest of persisted documents: /graphql then runs only those. @default undefined: any operation */
   trustedDocuments: string | undefined;
+  /** Origins whose pages may call /graphql, the REST routes, /files and the OpenAPI document. @default none in production, any origin otherwise */
+  corsOrigins: CorsOrigins;
 }
 
 export interface RateLimitConfig {
@@ -115,8 +124,29 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
   return value as T;
 }
 
+/** `CORS_ORIGINS`: `*`, or comma-separated origins (`scheme://host[:port]`); unset: none in production, any origin otherwise. */
+function corsOrigins(value: string | undefined, production: boolean): CorsOrigins {
+  if (value === undefined || value.trim() === '') return production ? [] : '*';
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (entries.includes('*')) {
+    if (entries.length > 1) throw new Error(`CORS_ORIGINS: * (any origin) stands alone, got "${value}"`);
+    return '*';
+  }
+  return entries.map((entry) => {
+    const url = URL.canParse(entry) ? new URL(entry) : undefined;
+    if (!url || url.origin === 'null' || url.pathname !== '/' || url.search || url.hash || url.username)
+      throw new Error(`CORS_ORIGINS: "${entry}" is not an origin (scheme://host[:port], no path)`);
+    // As a browser sends it: lower-case host, no default port.
+    return url.origin;
+  });
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || './.data');
+  const production = env.NODE_ENV === 'production';
   return {
     // 0 asks the system for a free port (the start line says which).
     port: integer('PORT', env.PORT, 4000, 0),
@@ -127,7 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: flag(env.INTROSPECTION, true),
     seedDemo: flag(env.SEED_DEMO, true),
     demoApiKey: env.DEMO_API_KEY || undefined,
-    production: env.NODE_ENV === 'production',
+    production,
     maxDepth: integer('MAX_DEPTH', env.MAX_DEPTH, 15),
     maxAliases: integer('MAX_ALIASES', env.MAX_ALIASES, 60),
     maxNodes: integer('MAX_NODES', env.MAX_NODES, 50_000),
@@ -145,5 +175,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     serviceName: env.OTEL_SERVICE_NAME || 'whiteboard-gateway',
     rateLimit: rateLimit(env),
     trustedDocuments: env.TRUSTED_DOCUMENTS ? resolve(env.TRUSTED_DOCUMENTS) : undefined,
+    corsOrigins: corsOrigins(env.CORS_ORIGINS, production),
   };
 }

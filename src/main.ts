@@ -7,7 +7,8 @@ import { db, openDatabase, type Database } from './db/index.js';
 import { DatabaseStartError } from './db/engine.js';
 import { isDemoKey, isEmpty, seedDemo } from './db/seed/index.js';
 import { createApp } from './http/app.js';
-import { serveGraphQLOverWebSocket } from './live/websocket.js';
+import { describeCors } from './http/cors.js';
+import { serveGraphQLOverWebSocket } from './http/websocket.js';
 import { schema } from './schema/index.js';
 import { configureLogging } from './observability/logger.js';
 import { metricsListener } from './observability/metrics.js';
@@ -97,7 +98,8 @@ Serves GraphQL at http://localhost:$PORT/graphql (GraphiQL in a browser), the le
   DATABASE_URL    a PostgreSQL database, created when missing and the role may; unset: the embedded
                   database under DATA_DIR (./.data), loaded with the demo data on first start
   DEMO_API_KEY    the demo owner's key when the demo data is loaded (random otherwise)
-  NODE_ENV        production: GraphiQL never opens with the demo key
+  NODE_ENV        production: GraphiQL never opens with the demo key, no cross-origin calls by default
+  CORS_ORIGINS    origins whose browser pages may call the gateway (comma-separated, or *)
 
 README.md lists every setting.
 `);
@@ -143,7 +145,11 @@ server = createGatewayServer(gateway.listener);
 closeWebSockets = serveGraphQLOverWebSocket(server, gateway);
 server.listen(config.port, () => {
   const { port } = server!.address() as AddressInfo;
-  console.log(`Whiteboard gateway on http://localhost:${port}/graphql (engine: ${kind} at ${location})`);
+  const unset = process.env.CORS_ORIGINS?.trim()
+    ? ''
+    : ` (CORS_ORIGINS unset, ${config.production ? 'NODE_ENV=production' : 'not production'})`;
+  const cors = `cross-origin calls: ${describeCors(config.corsOrigins)}${unset}`;
+  console.log(`Whiteboard gateway on http://localhost:${port}/graphql (engine: ${kind} at ${location}; ${cors})`);
 });
 
 if (config.metricsPort !== undefined) {

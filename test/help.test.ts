@@ -21,6 +21,7 @@ describe('npm run <script> -- --help', () => {
         'db:migration',
         'db:seed',
         'schema:print',
+        'openapi:print',
         'api-key',
         'bench',
         'e2e',

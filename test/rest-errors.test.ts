@@ -4,6 +4,7 @@ import { countRows } from '../src/db/seed/index.js';
 import { createApp } from '../src/http/app.js';
 import { restApi } from '../src/rest/index.js';
 import type { Route } from '../src/rest/route.js';
+import { routes } from '../src/rest/routes/index.js';
 import { schema } from '../src/schema/index.js';
 import { rest } from './helpers/rest.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -335,6 +336,64 @@ describe('other refusals', () => {
     const response = await rest(server, 'GET', '/api/whiteboard/v1/1?x=1');
     expect(response.status).toBe(307);
     expect(response.headers.get('location')).toBe('/api/whiteboard/v1/1/?x=1');
+  });
+});
+
+describe('415: a body of another type than the route reads', () => {
+  const board = JSON.stringify({ name: 'Sent as text' });
+  const unsupported = (expected: string) => [415, { detail: `Unsupported Media Type: send the body as ${expected}` }];
+
+  it('refuses JSON sent as text/plain, untyped, as a form or as multipart, and creates nothing', async () => {
+    const before = await countRows(server.database.prisma);
+    const form = new FormData();
+    form.set('name', 'Sent as multipart');
+    for (const [label, options] of [
+      ['text/plain', { body: board, headers: { 'content-type': 'text/plain;charset=UTF-8' } }],
+      ['untyped', { body: new Blob([board]) }],
+      ['form', { body: new URLSearchParams({ name: 'Sent as a form' }) }],
+      ['multipart', { body: form }],
+    ] as const) {
+      const response = await rest(server, 'POST', '/api/whiteboard/v1/', options);
+      expect([label, response.status, response.body]).toEqual([label, ...unsupported('application/json')]);
+    }
+    expect(await countRows(server.database.prisma)).toEqual(before);
+  });
+
+  it('refuses it on every route that reads a body, before any value is checked', async () => {
+    const withBody = routes.filter((route) => route.body !== undefined);
+    expect(withBody.length).toBeGreaterThan(40);
+    for (const route of withBody) {
+      const path = route.path.replace(/\{\w+\}/g, 'not-a-number');
+      const response = await rest(server, route.method, path, {
+        body: '{}',
+        headers: { 'content-type': 'text/plain' },
+      });
+      expect([route.method, route.path, response.status]).toEqual([route.method, route.path, 415]);
+    }
+  });
+
+  it('reads JSON with a charset, and a body-less call of a route whose body is optional', async () => {
+    const created = await rest(server, 'POST', '/api/whiteboard/v1/', {
+      body: board,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+    expect([created.status, created.body.name]).toEqual([201, 'Sent as text']);
+    const info = await rest(server, 'POST', '/api/whiteboard/v1/info/');
+    expect(info.status).toBe(200);
+  });
+
+  it('takes multipart only where an upload is expected', async () => {
+    const response = await rest(server, 'POST', '/api/upload/file/v1/', { json: { file: 'dot.png' } });
+    expect([response.status, response.body]).toEqual(unsupported('multipart/form-data'));
+  });
+
+  it('still asks for the key first', async () => {
+    const response = await rest(server, 'POST', '/api/whiteboard/v1/', {
+      key: null,
+      body: board,
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect([response.status, response.body]).toEqual([403, { detail: 'Not authenticated' }]);
   });
 });
 

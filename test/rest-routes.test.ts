@@ -1,7 +1,8 @@
 import { Ajv } from 'ajv';
 import { getNamedType, getNullableType, isEnumType, isListType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CompiledRoute, Param } from '../src/rest/compile.js';
+import type { CompiledRoute } from '../src/rest/compile.js';
+import type { Param } from '../src/rest/param.js';
 import { compileRoutes } from '../src/rest/index.js';
 import { openApiDocument } from '../src/rest/openapi.js';
 import { schema } from '../src/schema/index.js';

@@ -51,5 +51,11 @@ describe('start-up and shutdown', () => {
     expect((await response.json()).data.whiteboards.totalCount).toBeGreaterThan(0);
     expect(await exit).toBe(0);
     expect(lines.out.some((line) => line.includes("Demo owner's API key (X-API-KEY): wbg_start_test_key"))).toBe(true);
+    // The start line says which cross-origin policy is in force.
+    expect(lines.out).toContainEqual(
+      expect.stringMatching(
+        /^Whiteboard gateway on .*; cross-origin calls: from any origin \(CORS_ORIGINS unset, not production\)\)$/,
+      ),
+    );
   }, 60_000);
 });

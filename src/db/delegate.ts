@@ -1,6 +1,10 @@
-import type { ModelName } from '../auth/tenancy.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type PrismaTypes from '../generated/pothos-types.js';
+
+/** The models whose rows a numeric `id` names: every model of the graph (file chunks and rate-limit buckets are keyed otherwise). */
+type ModelName = {
+  [M in keyof PrismaTypes & string]: PrismaTypes[M]['Shape'] extends { id: number } ? M : never;
+}[keyof PrismaTypes & string];
 
 type Operations<M extends ModelName> = Prisma.TypeMap['model'][M]['operations'];
 

@@ -3,10 +3,11 @@ import { Hono } from 'hono';
 import { getRequestListener } from '@hono/node-server';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import type { Config } from '../config.js';
+import type { Config, CorsOrigins } from '../config.js';
 import { db, prisma } from '../db/index.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
-import { contextFactory, type Context } from '../schema/context.js';
+import type { Context } from '../schema/context.js';
+import { contextFactory } from './context.js';
 import { useRequirePrincipal } from './use-require-principal.js';
 import { LiveHub } from '../live/hub.js';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, graphiqlOptions, renderGraphiQL } from './graphiql.js';
@@ -18,7 +19,8 @@ import { useFileStore } from '../files/store.js';
 import { DatabaseFileStore } from '../files/db-store.js';
 import { DirectoryFileStore } from '../files/directory-store.js';
 import { filesPath } from '../schema/files.js';
-import { restApi } from '../rest/index.js';
+import { OPENAPI_PATH, restApi } from '../rest/index.js';
+import { corsRules, withCors } from './cors.js';
 import { unavailable } from '../rest/errors.js';
 import { useReadPlans } from '../read-plans/plugin.js';
 import { createRateLimits } from './rate-limit/index.js';
@@ -76,6 +78,8 @@ export interface Gateway {
   live: LiveHub;
   /** The only documents /graphql runs (TRUSTED_DOCUMENTS); undefined: any. */
   trustedDocuments: TrustedDocuments | undefined;
+  /** The origins whose pages may call either door and open a WebSocket (CORS_ORIGINS). */
+  corsOrigins: CorsOrigins;
   /** REST, files, docs and probes. */
   router: Hono;
   /** What the node:http server runs: `/graphql` straight to Yoga's own Node adapter, the rest to the router. */
@@ -111,6 +115,8 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     maskedErrors: { maskError },
     landingPage: false,
     graphiql: config.graphiql && graphiqlOptions(demoKey),
+    // Yoga's own CORS echoes any origin with credentials; withCors applies CORS_ORIGINS to both doors instead.
+    cors: false,
     renderGraphiQL,
     logging: yogaLogger(),
     // Read plans come last: an operation they answer has passed every limit and argument check first.
@@ -149,7 +155,8 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     });
   }
   // The legacy REST v1 routes, /api/openapi.json and /docs, all running through `yoga`.
-  app.route('/', restApi({ schema, yoga, config, rateLimits }));
+  const rest = restApi({ schema, yoga, config, rateLimits });
+  app.route('/', rest.router);
   app.notFound((c) => c.json({ detail: 'Not Found' }, 404));
   app.onError((error, c) => {
     if (isDatabaseUnavailable(error)) {
@@ -169,10 +176,15 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     yoga,
     live,
     trustedDocuments,
+    corsOrigins: config.corsOrigins,
     router: app,
     listener: observedListener(
-      (request, response) =>
-        void (isGraphQL(request.url ?? '/') ? yoga(request, response) : routerListener(request, response)),
+      withCors(
+        config.corsOrigins,
+        corsRules({ graphql: graphqlPath, openApi: OPENAPI_PATH, files: filesPath, restMethodsAt: rest.methodsAt }),
+        (request, response) =>
+          void (isGraphQL(request.url ?? '/') ? yoga(request, response) : routerListener(request, response)),
+      ),
       { metrics },
     ),
     request: async (path, init) =>

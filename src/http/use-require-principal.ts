@@ -4,9 +4,6 @@ import { collectFields, fragmentsOf } from '../read-plans/selection.js';
 import type { Context } from '../schema/context.js';
 import { unauthenticated } from '../schema/errors.js';
 
-/** The extension that opens a root field to callers without an API key (registerWithInvite). */
-export const publicField = { public: true } as const;
-
 interface OperationArgs {
   schema: GraphQLSchema;
   document: DocumentNode;

@@ -1,4 +1,4 @@
-import type { Transaction } from '../schema/changes.js';
+import type { Client } from '../db/delegate.js';
 import { boardsOf, isOnBoard } from './board-of.js';
 import { encodeEvent, LIVE_CHANNEL, type EventKind, type LiveEvent } from './events.js';
 
@@ -9,7 +9,7 @@ const kindOfMethod = { CREATE: 'CREATED', UPDATE: 'UPDATED', DELETE: 'DELETED' }
  * when the transaction commits, to every instance listening, and drops it on rollback.
  */
 export async function publishChanges(
-  tx: Transaction,
+  tx: Client,
   change: { method: keyof typeof kindOfMethod; entityType: string; event?: EventKind },
   rows: { id: number; organizationId: number | null }[],
 ): Promise<void> {

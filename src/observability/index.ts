@@ -12,7 +12,7 @@ export const metricsOn = (config: { metricsToken?: string; metricsPort?: number 
   config.metricsToken !== undefined || config.metricsPort !== undefined;
 
 function logRequest(record: RequestRecord, route: string, status: number, ms: number): void {
-  const { principal } = record;
+  const { caller } = record;
   logger.info(
     {
       requestId: record.id,
@@ -23,8 +23,8 @@ function logRequest(record: RequestRecord, route: string, status: number, ms: nu
       operationType: record.operationType,
       status,
       ms: Math.round(ms * 100) / 100,
-      keyPrefix: principal?.keyPrefix,
-      organizationIds: principal?.organizationIds,
+      keyPrefix: caller?.keyPrefix,
+      organizationIds: caller?.organizationIds,
       statements: record.statements,
     },
     'request',

@@ -1,13 +1,10 @@
-import { pino, type DestinationStream, type Level, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
 import type { YogaLogger } from 'graphql-yoga';
+import type { LogFormat } from '../config.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { currentRequest } from './requests.js';
-
-export type LogFormat = 'json' | 'pretty';
-
-export const LOG_LEVELS: readonly (Level | 'silent')[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Deepest cause followed when an error is logged (a cycle must not loop). */
 const MAX_CAUSES = 8;

@@ -4,7 +4,13 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Span } from '@opentelemetry/api';
 import { getOperationAST, type ExecutionArgs } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Principal } from '../auth/principal.js';
+
+/** Who is calling, as the request log names them (src/auth/principal.ts resolves it from the API key). */
+export interface Caller {
+  /** The first characters of the key's secret, never the secret. */
+  keyPrefix: string;
+  organizationIds: readonly number[];
+}
 
 /** What one HTTP request did, filled in as it goes and reported (log line, metrics, span) when its response closes. */
 export class RequestRecord {
@@ -13,7 +19,7 @@ export class RequestRecord {
   route: string | undefined = undefined;
   operationName: string | undefined = undefined;
   operationType: string | undefined = undefined;
-  principal: Principal | undefined = undefined;
+  caller: Caller | undefined = undefined;
   /** SQL statements sent for this request (Prisma's and the read plans'). */
   statements = 0;
   /** When the GraphQL phase under way started (phases of one request never overlap). */
@@ -41,9 +47,9 @@ export function countStatement(): void {
 }
 
 /** Records who is calling. */
-export function noteCaller(principal: Principal): void {
+export function noteCaller(caller: Caller): void {
   const request = storage.getStore();
-  if (request) request.principal = principal;
+  if (request) request.caller = caller;
 }
 
 /** A caller's id is kept when it is short and plain, so it cannot forge log content. */

@@ -16,25 +16,8 @@ import {
 } from 'graphql';
 import { filterParams, infoFields, orderingParam, type FilterFieldInfo } from './filters.js';
 import { snakeCase } from './names.js';
+import type { Param } from './param.js';
 import { defaultLimit, maxLimit, type Route } from './route.js';
-
-/** One value of a request, where it goes, and how it is checked. */
-export interface Param {
-  /** Its legacy name. */
-  name: string;
-  in: 'path' | 'query' | 'body';
-  /** Variable path it fills; null: checked, not passed on. */
-  target: string[] | null;
-  /** Its GraphQL type; null for `ordering` (parsed apart). */
-  type: GraphQLInputType | null;
-  required: boolean;
-  default?: unknown;
-  minimum?: number;
-  maximum?: number;
-  /** For `ordering`: legacy sort key -> `<Type>OrderField` value. */
-  ordering?: Map<string, string>;
-  description?: string;
-}
 
 /** A route as served: its operation parsed and validated, its parameters typed from the schema. */
 export interface CompiledRoute extends Route {

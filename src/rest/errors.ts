@@ -22,6 +22,10 @@ export interface GraphQLErrorJson {
 
 export const notAuthenticated = (): Answer => ({ status: 403, body: { detail: 'Not authenticated' } });
 export const notFound = (): Answer => ({ status: 404, body: { detail: 'Not found' } });
+export const unsupportedMediaType = (expected: string): Answer => ({
+  status: 415,
+  body: { detail: `Unsupported Media Type: send the body as ${expected}` },
+});
 /** 422 with FastAPI's items; each echoes a bounded copy of the value it is about. */
 export const invalid = (items: ValidationItem[]): Answer => ({
   status: 422,

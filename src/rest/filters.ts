@@ -1,6 +1,6 @@
 import { getNamedType, isEnumType, isInputObjectType, type GraphQLInputObjectType } from 'graphql';
 import { expected, type ValidationItem } from './coerce.js';
-import type { Param } from './compile.js';
+import type { Param } from './param.js';
 import { legacyTypeName } from './json-schema.js';
 import { snakeCase } from './names.js';
 

@@ -9,7 +9,7 @@ import { docsPage } from './docs.js';
 import type { GraphQLPipeline } from './execute.js';
 import { openApiDocument } from './openapi.js';
 import type { Route } from './route.js';
-import { restRoutes } from './router.js';
+import { methodsOf, restRoutes } from './router.js';
 import { routes } from './routes/index.js';
 
 /** A route table compiled against a schema: each operation parsed and validated once. */
@@ -17,10 +17,12 @@ export function compileRoutes(schema: GraphQLSchema, table: Route[] = routes): C
   return table.map((route) => compileRoute(route, schema));
 }
 
+export const OPENAPI_PATH = '/api/openapi.json';
+
 const limit = (maxSize: number): MiddlewareHandler =>
   bodyLimit({ maxSize, onError: (c) => c.json({ detail: `Request body larger than ${maxSize} bytes` }, 413) });
 
-/** The legacy REST v1 layer: every route of the table, `/api/openapi.json` and the `/docs` page. */
+/** The legacy REST v1 layer: every route of the table, `/api/openapi.json` and the `/docs` page; and the methods each path answers. */
 export function restApi(options: {
   schema: GraphQLSchema;
   yoga: GraphQLPipeline;
@@ -29,7 +31,7 @@ export function restApi(options: {
   rateLimits?: RateLimits;
   /** @default the whole table of routes/index.ts */
   routes?: Route[];
-}): Hono {
+}): { router: Hono; methodsAt(pathname: string): string[] } {
   const compiled = compileRoutes(options.schema, options.routes);
   let openapi: string | undefined;
   const app = new Hono();
@@ -38,7 +40,7 @@ export function restApi(options: {
     limitByKind(limit(options.config.maxBodyBytes), limit(uploadBodyBytes(options.config.maxUploadBytes))),
   );
   // Built on first request: start-up does not pay for a document most processes never serve.
-  app.get('/api/openapi.json', (c) =>
+  app.get(OPENAPI_PATH, (c) =>
     c.body((openapi ??= JSON.stringify(openApiDocument(compiled))), 200, { 'Content-Type': 'application/json' }),
   );
   app.route('/', docsPage());
@@ -50,5 +52,5 @@ export function restApi(options: {
       options.rateLimits && { rateLimits: options.rateLimits, schema: options.schema },
     ),
   );
-  return app;
+  return { router: app, methodsAt: methodsOf(compiled) };
 }

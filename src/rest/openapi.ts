@@ -8,7 +8,9 @@ import {
   type GraphQLOutputType,
   type SelectionSetNode,
 } from 'graphql';
-import type { CompiledRoute, Param } from './compile.js';
+import type { CompiledRoute } from './compile.js';
+import type { Param } from './param.js';
+import { bodyType } from './request.js';
 import { JsonSchemas, nonNull, ref, withDescription, type JsonSchema } from './json-schema.js';
 import { operationIds } from './operation-ids.js';
 import { defaultLimit, maxLimit } from './route.js';
@@ -89,7 +91,7 @@ function requestBody(route: CompiledRoute, schemas: JsonSchemas) {
   });
   return {
     required: route.bodyRequired,
-    content: { [route.multipart ? 'multipart/form-data' : 'application/json']: { schema } },
+    content: { [bodyType(route)]: { schema } },
   };
 }
 
@@ -151,6 +153,7 @@ function responses(route: CompiledRoute, schemas: JsonSchemas) {
     ...(route.method !== 'GET'
       ? { 409: error('Conflict: the change would break a rule (a row still in use, say)') }
       : {}),
+    ...(route.body ? { 415: error(`Unsupported Media Type: a body that is not ${bodyType(route)}`) } : {}),
     422: error('Parameter Error', 'HTTPValidationError'),
     503: {
       ...error('Service unavailable: the database cannot be reached; ask again after Retry-After seconds'),

@@ -1,8 +1,10 @@
 import type { HonoRequest } from 'hono';
 import { bound, coerce, expected, item, type Source, type ValidationItem } from './coerce.js';
-import type { CompiledRoute, Param } from './compile.js';
+import type { CompiledRoute } from './compile.js';
+import type { Param } from './param.js';
 import { unknownFilters } from './filters.js';
 import { MAX_NESTING } from '../schema/storable.js';
+import { isMultipart } from '../files/http.js';
 
 /** Sets `value` at a variable path (`['input', 'rowId']`), making the objects on the way. */
 function setAt(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
@@ -37,10 +39,27 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
+/** The media type a route's body must have: a form where an upload is expected, JSON everywhere else. */
+export const bodyType = (route: Pick<CompiledRoute, 'multipart'>) =>
+  route.multipart ? 'multipart/form-data' : 'application/json';
+
+/**
+ * The media type a request's body should have had, when it has a body of another type (or of none);
+ * undefined when it may be read. A browser page may send `text/plain`, a form or an untyped body to
+ * another origin without a preflight, so a JSON route reads JSON only.
+ */
+export function refusedBodyType(route: CompiledRoute, request: HonoRequest): string | undefined {
+  if (!route.body) return undefined;
+  const sent = Number(request.header('content-length') ?? 0) > 0 || request.header('transfer-encoding') !== undefined;
+  const type = (request.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  const expected = bodyType(route);
+  return sent && type !== expected ? expected : undefined;
+}
+
 /** The body as a record of values by legacy name, or undefined when none was sent. */
 async function readBody(route: CompiledRoute, request: HonoRequest, errors: ValidationItem[]): Promise<unknown> {
   if (route.multipart) {
-    if (!(request.header('content-type') ?? '').toLowerCase().startsWith('multipart/form-data')) return undefined;
+    if (!isMultipart(request.header('content-type'))) return undefined;
     const form = await request.formData();
     return Object.fromEntries([...new Set(form.keys())].map((key) => [key, form.get(key)]));
   }

@@ -4,9 +4,9 @@ import { Hono, type Context } from 'hono';
 import { resolvePrincipal } from '../auth/principal.js';
 import { addressOf, rateLimitHeaders, type RateLimits } from '../http/rate-limit/index.js';
 import type { CompiledRoute } from './compile.js';
-import { invalid, notAuthenticated, tooManyRequests, type Answer } from './errors.js';
+import { invalid, notAuthenticated, tooManyRequests, unsupportedMediaType, type Answer } from './errors.js';
 import { execute, type GraphQLPipeline } from './execute.js';
-import { readRequest } from './request.js';
+import { readRequest, refusedBodyType } from './request.js';
 
 const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 const pattern = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`);
@@ -54,6 +54,8 @@ async function handle(
     if (decision && !decision.admitted) return tooManyRequests(decision, 1);
     if (!route.public) return notAuthenticated();
   }
+  const expected = refusedBodyType(route, c.req);
+  if (expected) return unsupportedMediaType(expected);
   const read = await readRequest(route, c.req);
   if ('errors' in read) return invalid(read.errors);
   if (principal && limited) {
@@ -72,6 +74,12 @@ async function handle(
   return execute(yoga, route, c.req.raw, read.variables, c.req.param());
 }
 
+/** The methods the routes answer at a path (none: no route has it), for a 405's `Allow` and a CORS preflight. */
+export function methodsOf(routes: CompiledRoute[]): (pathname: string) => string[] {
+  const known = routes.map((route) => ({ method: route.method, pattern: pattern(route.path) }));
+  return (pathname) => [...new Set(known.filter((route) => route.pattern.test(pathname)).map((route) => route.method))];
+}
+
 /** Mounts every route of the table, and answers 405, a slash redirect or 404 for the rest of /api. */
 export function restRoutes(routes: CompiledRoute[], yoga: GraphQLPipeline, limited?: RestRateLimits): Hono {
   const app = new Hono();
@@ -80,14 +88,13 @@ export function restRoutes(routes: CompiledRoute[], yoga: GraphQLPipeline, limit
       write(c, await handle(c, route, yoga, limited), limited?.rateLimits),
     );
   }
-  const known = routes.map((route) => ({ method: route.method, pattern: pattern(route.path) }));
+  const methodsAt = methodsOf(routes);
   app.all('/api/*', (c) => {
     const { pathname, search } = new URL(c.req.url);
-    const allowed = known.filter((route) => route.pattern.test(pathname)).map((route) => route.method);
-    if (allowed.length)
-      return c.json({ detail: 'Method Not Allowed' }, 405, { Allow: [...new Set(allowed)].join(', ') });
+    const allowed = methodsAt(pathname);
+    if (allowed.length) return c.json({ detail: 'Method Not Allowed' }, 405, { Allow: allowed.join(', ') });
     // As FastAPI does: a path that only lacks its trailing slash is redirected to it.
-    if (known.some((route) => route.pattern.test(`${pathname}/`))) return c.redirect(`${pathname}/${search}`, 307);
+    if (methodsAt(`${pathname}/`).length) return c.redirect(`${pathname}/${search}`, 307);
     return c.json({ detail: 'Not Found' }, 404);
   });
   return app;

@@ -1,13 +1,19 @@
-import type { IncomingMessage } from 'node:http';
-import type { YogaInitialContext } from 'graphql-yoga';
-import { initContextCache } from '@pothos/core';
-import { resolvePrincipal, type Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
+import type { ModelName } from '../auth/tenancy.js';
+import type { PlannedQuery, Row } from '../db/delegate.js';
 import type { LiveHub } from '../live/hub.js';
-import { addressOf, rateLimitedError, type RateLimits } from '../http/rate-limit/index.js';
 import { unauthenticated } from './errors.js';
-import { createLoaders, type Loaders } from './loaders.js';
 
-/** Made per request; an operation runs as the principal of its API key, or anonymously without one. */
+/** The DataLoaders of one request, so their batches and caches never outlive it nor cross callers. */
+export interface Loaders {
+  /**
+   * The row of `model` with this id, loaded with `selection`, or null when the caller may not see it:
+   * the rows asked for in one tick with the same model and selection cost one statement.
+   */
+  row<M extends ModelName>(model: M, selection: PlannedQuery<M>, id: number): Promise<Row<M> | null>;
+}
+
+/** Made per request (src/http/context.ts); an operation runs as the principal of its API key, or anonymously without one. */
 export interface Context {
   request: Request;
   /** Null for a request without a key, which may ask only for public fields (src/http/use-require-principal.ts). */
@@ -18,28 +24,12 @@ export interface Context {
   loaders: Loaders;
 }
 
+/** The extension that opens a root field to callers without an API key (registerWithInvite); useRequirePrincipal reads it. */
+export const publicField = { public: true } as const;
+
 /** The caller's principal: every field but the public ones runs with one. */
 export function principalOf(ctx: Pick<Context, 'principal'>): Principal {
   // useRequirePrincipal refuses such a request before it runs; this keeps that true field by field.
   if (!ctx.principal) throw unauthenticated();
   return ctx.principal;
-}
-
-/**
- * The context factory of one gateway instance; a key that is sent must be valid. With a rate limit,
- * a request over HTTP without a valid key is charged to its address.
- */
-export function contextFactory(live: LiveHub, rateLimits?: RateLimits) {
-  // `req` is there when Yoga's Node adapter serves the request (not for REST calls or WebSocket operations, charged already).
-  return async (initial: YogaInitialContext & { req?: IncomingMessage }): Promise<Context> => {
-    const key = initial.request.headers.get('x-api-key');
-    const principal = key === null ? null : await resolvePrincipal(key);
-    if (!principal) {
-      const decision =
-        rateLimits && initial.req && (await rateLimits.chargeAddress(initial.request, addressOf(initial.req)));
-      if (decision && !decision.admitted) throw rateLimitedError(decision, 1);
-      if (key !== null) throw unauthenticated();
-    }
-    return { ...initContextCache(), request: initial.request, principal, live, loaders: createLoaders(principal) };
-  };
 }

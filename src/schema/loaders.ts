@@ -3,17 +3,9 @@ import type { Principal } from '../auth/principal.js';
 import { visibleRowsWhere, type ModelName } from '../auth/tenancy.js';
 import { delegateOf, type PlannedQuery, type Row } from '../db/delegate.js';
 import { prisma } from '../db/index.js';
-import { principalOf } from './context.js';
+import { principalOf, type Loaders } from './context.js';
 
-/** The DataLoaders of one request, so their batches and caches never outlive it nor cross callers. */
-export interface Loaders {
-  /**
-   * The row of `model` with this id, loaded with `selection`, or null when the caller may not see it:
-   * the rows asked for in one tick with the same model and selection cost one statement.
-   */
-  row<M extends ModelName>(model: M, selection: PlannedQuery<M>, id: number): Promise<Row<M> | null>;
-}
-
+/** A request's loaders, made by its context factory. */
 export function createLoaders(principal: Principal | null): Loaders {
   const loaders = new Map<string, DataLoader<number, Row<ModelName> | null>>();
   return {

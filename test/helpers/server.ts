@@ -4,7 +4,7 @@ import { createGatewayServer } from '../../src/http/server.js';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/index.js';
 import { createApp, type Gateway } from '../../src/http/app.js';
-import { serveGraphQLOverWebSocket } from '../../src/live/websocket.js';
+import { serveGraphQLOverWebSocket } from '../../src/http/websocket.js';
 import { schema } from '../../src/schema/index.js';
 import type { DemoKeys } from '../../src/db/seed/keys.js';
 import { openTestDatabase } from './database.js';

@@ -4,8 +4,9 @@ import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { resolvePrincipal } from '../auth/principal.js';
-import type { Gateway } from '../http/app.js';
-import { idRequired, notInList } from '../http/trusted-documents.js';
+import type { Gateway } from './app.js';
+import { allowsUpgrade } from './cors.js';
+import { idRequired, notInList } from './trusted-documents.js';
 
 const GRAPHQL_PATH = '/graphql';
 
@@ -29,9 +30,15 @@ function apiKeyOf(
  */
 export function serveGraphQLOverWebSocket(
   server: Server,
-  gateway: Pick<Gateway, 'yoga' | 'trustedDocuments'>,
+  gateway: Pick<Gateway, 'yoga' | 'trustedDocuments' | 'corsOrigins'>,
 ): () => Promise<void> {
-  const sockets = new WebSocketServer({ server, path: GRAPHQL_PATH });
+  // Browsers send any page's Origin on a WebSocket and enforce nothing: the server applies CORS_ORIGINS itself.
+  const sockets = new WebSocketServer({
+    server,
+    path: GRAPHQL_PATH,
+    verifyClient: ({ req }, accept) =>
+      allowsUpgrade(gateway.corsOrigins, req.headers) ? accept(true) : accept(false, 403, 'Origin not allowed'),
+  });
   useServer(
     {
       onConnect: async (ctx) => {
