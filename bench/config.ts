@@ -24,6 +24,12 @@ export interface BenchConfig {
   profileDir: string | undefined;
   /** The live case (subscriptions); its renames run for `duration` seconds. */
   live: LiveSettings;
+  /**
+   * Run the gateway with ROW_LEVEL_SECURITY=true, as the owner of the bench database (a role that is
+   * no superuser, which row-level security would pass); the peer and the floor stay on the admin role.
+   * @default false
+   */
+  rowLevelSecurity: boolean;
   /** Where the results table goes (between its markers; the rest of the file is kept). @default BENCHMARKS.md */
   output: string | undefined;
 }
@@ -63,6 +69,7 @@ export function loadBenchConfig(): BenchConfig {
       seconds: duration,
       warmup,
     },
+    rowLevelSecurity: ['1', 'true', 'yes', 'on'].includes((process.env.BENCH_ROW_LEVEL_SECURITY ?? '').toLowerCase()),
     // BENCH_OUTPUT=- prints only, so a quick trial run does not overwrite the recorded figures.
     output: output === '-' ? undefined : output,
   };

@@ -8,6 +8,8 @@ export interface BenchDatabase {
   url: string;
   /** `SELECT version()` of the server, for the report. */
   serverVersion: string;
+  /** With an owner: the URL of the database for its owner, a role that is no superuser. */
+  ownerUrl?: string;
 }
 
 /** The process named in a bench database's name is gone and nobody is connected: a killed run's leftover. */
@@ -19,8 +21,11 @@ async function leftovers(admin: pg.Client): Promise<string[]> {
   return rows.map((row) => row.datname).filter((name) => !isAlive(Number(name.split('_')[2])));
 }
 
-/** Creates an empty database of its own on the admin URL's server; it is dropped by the cleanup. */
-export async function createBenchDatabase(adminUrl: string): Promise<BenchDatabase> {
+/**
+ * Creates an empty database of its own on the admin URL's server, owned by `owner` when given (a login
+ * role made when missing, without superuser rights); it is dropped by the cleanup.
+ */
+export async function createBenchDatabase(adminUrl: string, owner?: string): Promise<BenchDatabase> {
   // Unique per run, so two benches never collide; the pid lets a later run recognize a killed run's database.
   const name = `bench_${Date.now().toString(36)}_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -31,11 +36,22 @@ export async function createBenchDatabase(adminUrl: string): Promise<BenchDataba
       console.log(`dropped ${leftover}, left behind by a killed run`);
     }
     const { rows } = await admin.query<{ version: string }>('SELECT version()');
-    await admin.query(`CREATE DATABASE "${name}"`);
+    if (owner) {
+      const { rowCount } = await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [owner]);
+      if (!rowCount) await admin.query(`CREATE ROLE "${owner}" LOGIN NOSUPERUSER NOBYPASSRLS`);
+    }
+    await admin.query(`CREATE DATABASE "${name}"${owner ? ` OWNER "${owner}"` : ''}`);
     onCleanup(`drop database ${name}`, () => dropDatabase(adminUrl, name));
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
-    return { name, url: url.toString(), serverVersion: rows[0].version.split(' on ')[0] };
+    const ownerUrl = owner ? new URL(url) : undefined;
+    if (ownerUrl) ownerUrl.username = owner!;
+    return {
+      name,
+      url: url.toString(),
+      ownerUrl: ownerUrl?.toString(),
+      serverVersion: rows[0].version.split(' on ')[0],
+    };
   } finally {
     await admin.end();
   }

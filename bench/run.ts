@@ -28,7 +28,8 @@ Measures the gateway against PostGraphile 5 and a hand-written SQL floor on a ge
 PostgreSQL database of its own on the server of DATABASE_URL (postgresql://postgres@127.0.0.1:5432/test),
 and writes the results table into BENCHMARKS.md. Settings: BENCH_DURATION (10 s), BENCH_WARMUP (3 s),
 BENCH_CONNECTIONS (32), BENCH_ROUNDS (3), BENCH_SAMPLES (20), BENCH_CASES (a,b,...), DATABASE_POOL_SIZE (10),
-BENCH_GATEWAY_NODE=22, BENCH_PROFILE_DIR, BENCH_OUTPUT (- prints only). BENCHMARKS.md describes them.
+BENCH_GATEWAY_NODE=22, BENCH_PROFILE_DIR, BENCH_ROW_LEVEL_SECURITY, BENCH_OUTPUT (- prints only). BENCHMARKS.md
+describes them.
 `);
 
 const config = loadBenchConfig();
@@ -151,12 +152,17 @@ async function main(): Promise<void> {
   // Only the request cases need the peer and the floor.
   const requestCases = !config.cases || config.cases.some((id) => id !== 'live');
   if (requestCases) installPeer(log);
-  const database = await createBenchDatabase(config.adminUrl);
+  const database = await createBenchDatabase(
+    config.adminUrl,
+    config.rowLevelSecurity ? 'bench_table_owner' : undefined,
+  );
   log(`database ${database.name} (${database.serverVersion})`);
-  await (await openDatabase({ databaseUrl: database.url, poolSize: 2 })).close(); // migrates it
-  const dataset = await loadDataset(database.url);
+  // With row-level security the gateway's role owns the tables (a superuser would pass every policy).
+  const gatewayUrl = database.ownerUrl ?? database.url;
+  await (await openDatabase({ databaseUrl: gatewayUrl, poolSize: 2 })).close(); // migrates it
+  const dataset = await loadDataset(gatewayUrl);
   log(`data set loaded in ${dataset.seconds.toFixed(1)} s`);
-  const keys = await issueKeys(database.url, size.organizations);
+  const keys = await issueKeys(gatewayUrl, size.organizations);
 
   // The gateway runs as `npm start` runs it: compiled, with the start script's Node options, on the
   // `node` of PATH - or on the peer's Node 22 with BENCH_GATEWAY_NODE=22.
@@ -175,6 +181,8 @@ async function main(): Promise<void> {
     command: ['sh', '-c', startScript()],
     env: {
       ...env,
+      DATABASE_URL: gatewayUrl,
+      ...(config.rowLevelSecurity ? { ROW_LEVEL_SECURITY: 'true' } : {}),
       ...liveEnv,
       ...gatewayPath,
       NODE_ENV: 'production',

@@ -44,6 +44,11 @@ export interface Config {
   maxUploadBytes: number;
   /** Answer a query whose every field can be planned with one SQL statement that builds the response. @default true */
   readPlans: boolean;
+  /**
+   * Run query operations under PostgreSQL's row-level security as well (a second lock behind each
+   * statement's own tenancy; needs PostgreSQL and a role that does not bypass it). @default false
+   */
+  rowLevelSecurity: boolean;
   /** Most subscriptions one API key may hold open on one instance. @default 20 */
   maxSubscriptionsPerKey: number;
   /** Least severe log level written: fatal, error, warn, info (one line per request), debug, trace or silent. @default info */
@@ -94,6 +99,13 @@ function positive(name: string, value: string): number {
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`${name} must be a number above 0, got "${value}"`);
   return parsed;
+}
+
+/** `ROW_LEVEL_SECURITY`: PostgreSQL's own lock, which the embedded database's single superuser session bypasses. */
+function rowLevelSecurity(env: NodeJS.ProcessEnv): boolean {
+  const on = flag(env.ROW_LEVEL_SECURITY, false);
+  if (on && !env.DATABASE_URL) throw new Error('ROW_LEVEL_SECURITY needs PostgreSQL: set DATABASE_URL as well');
+  return on;
 }
 
 function rateLimit(env: NodeJS.ProcessEnv): RateLimitConfig | undefined {
@@ -166,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     filesDir: resolve(env.FILES_DIR || `${dataDir}/files`),
     maxUploadBytes: integer('MAX_UPLOAD_BYTES', env.MAX_UPLOAD_BYTES, 10_485_760),
     readPlans: flag(env.READ_PLANS, true),
+    rowLevelSecurity: rowLevelSecurity(env),
     maxSubscriptionsPerKey: integer('MAX_SUBSCRIPTIONS_PER_KEY', env.MAX_SUBSCRIPTIONS_PER_KEY, 20),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
     logFormat: oneOf<LogFormat>('LOG_FORMAT', env.LOG_FORMAT, ['json', 'pretty'], 'json'),

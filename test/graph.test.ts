@@ -140,6 +140,25 @@ describe('bad input', () => {
     expect(codeAndField(nested)).toEqual([['BAD_USER_INPUT', 'last']]);
   });
 
+  it('pages from a cursor of a row of another organization as from a cursor of no row', async () => {
+    // Prisma pages from the cursor row's sort values: a foreign row's would tell where it stands.
+    const cursor = (id: number) => Buffer.from(`GPC:N:${id}`).toString('base64');
+    const pages = `query($after: String!) {
+      whiteboards(first: 5, after: $after, orderBy: [{ field: name, direction: DESC }]) { edges { node { rowId } } }
+      me { activeOrganization { whiteboards(first: 5, after: $after) { edges { node { rowId } } } } } }`;
+    const rowIds = (data: any) => [
+      data.whiteboards.edges.map((edge: any) => edge.node.rowId),
+      data.me.activeOrganization.whiteboards.edges.map((edge: any) => edge.node.rowId),
+    ];
+    const none = await server.graphql(pages, { after: cursor(999_999) }, server.keys.globexOwner);
+    expect(rowIds(none.data)).toEqual([[], []]);
+    // Board 1 is Acme's: to Globex's owner it is no row; to a member of both it is a place to page from.
+    const foreign = await server.graphql(pages, { after: cursor(1) }, server.keys.globexOwner);
+    expect(rowIds(foreign.data)).toEqual([[], []]);
+    const both = await server.graphql(pages, { after: cursor(1) }, server.keys.member);
+    expect(rowIds(both.data)[0].length).toBeGreaterThan(0);
+  });
+
   it('refuses a cursor it did not issue', async () => {
     const response = await server.graphql(`{ whiteboards(after: "bm9wZQ==") { totalCount } }`);
     expect(codeAndField(response)).toEqual([['BAD_USER_INPUT', 'after']]);

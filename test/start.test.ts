@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { postgresServerUrl } from './helpers/database.js';
 import { startServer as start } from './helpers/processes.js';
 
 // The production path: the compiled server, started by the start script.
@@ -13,6 +14,18 @@ describe('start-up and shutdown', () => {
     expect(lines.err).toHaveLength(1);
     expect(lines.err[0]).toMatch(/^error: cannot reach PostgreSQL at 127\.0\.0\.1:1\/nowhere/);
   });
+
+  it('refuses ROW_LEVEL_SECURITY on the embedded database, and to a role that passes every policy', async () => {
+    const embedded = start({ DATA_DIR: '/tmp/unused', PORT: '0', ROW_LEVEL_SECURITY: 'true' });
+    expect(await embedded.exit).toBe(1);
+    expect(embedded.lines.err).toEqual(['error: ROW_LEVEL_SECURITY needs PostgreSQL: set DATABASE_URL as well']);
+    // The server's superuser, as CI connects: its statements would pass the policies unseen.
+    const superuser = start({ DATABASE_URL: postgresServerUrl(), PORT: '0', ROW_LEVEL_SECURITY: 'true' });
+    expect(await superuser.exit).toBe(1);
+    expect(superuser.lines.err).toEqual([
+      expect.stringMatching(/^error: ROW_LEVEL_SECURITY: role "postgres" is a superuser or has BYPASSRLS/),
+    ]);
+  }, 60_000);
 
   it('says so and exits when the data directory is not writable', async () => {
     const { lines, exit } = start({ DATA_DIR: '/proc/not-writable', PORT: '0' });

@@ -8,6 +8,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import { creatingMissingDatabase } from './create-database.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { shareOverSocket, type SharedDatabase } from './pglite-socket.js';
+import { ScopedClient } from './row-security.js';
 import { DatabaseStartError } from './start-error.js';
 
 export { DatabaseStartError };
@@ -101,7 +102,7 @@ export function describeUrl(url: string): string {
 
 export async function openPostgres(url: string, poolSize: number): Promise<DatabaseEngine> {
   // One pool of our own, shared by Prisma and the schema engine, so closing it ends every connection.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: ScopedClient });
   const location = describeUrl(url);
   try {
     await creatingMissingDatabase(url, () => pool.query('SELECT 1'));

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { DataDirInUseError, liveHolder } from './data-dir-lock.js';
 import { openPglite, openPostgres, type DatabaseEngine } from './engine.js';
 import { socketUrl } from './pglite-socket.js';
+import { rowSecurityBypass } from './row-security.js';
 import { DatabaseStartError } from './start-error.js';
 
 /**
@@ -12,12 +13,19 @@ import { DatabaseStartError } from './start-error.js';
  */
 export type DatabaseUser = 'server' | 'tool';
 
-export type DatabaseSettings = Partial<Pick<Config, 'databaseUrl' | 'dataDir' | 'poolSize'>>;
+export type DatabaseSettings = Partial<Pick<Config, 'databaseUrl' | 'dataDir' | 'poolSize' | 'rowLevelSecurity'>>;
 
 /** The configured engine: PostgreSQL at DATABASE_URL, else the embedded database (in memory when no data directory is given). */
 export async function openEngine(settings: DatabaseSettings, user: DatabaseUser): Promise<DatabaseEngine> {
   const { databaseUrl, dataDir } = settings;
-  if (databaseUrl) return openPostgres(databaseUrl, settings.poolSize ?? 10);
+  if (databaseUrl) {
+    const engine = await openPostgres(databaseUrl, settings.poolSize ?? 10);
+    // Before any migration: a start that is refused changes nothing.
+    const bypass = settings.rowLevelSecurity ? await rowSecurityBypass(engine) : undefined;
+    if (!bypass) return engine;
+    await engine.close();
+    throw new DatabaseStartError(bypass);
+  }
   const holder = dataDir && user === 'tool' ? liveHolder(dataDir) : undefined;
   if (dataDir && holder) return joinServer(dataDir, holder);
   return openPglite(dataDir, { share: user === 'server' });

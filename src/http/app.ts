@@ -23,6 +23,7 @@ import { OPENAPI_PATH, restApi } from '../rest/index.js';
 import { corsRules, withCors } from './cors.js';
 import { unavailable } from '../rest/errors.js';
 import { useReadPlans } from '../read-plans/plugin.js';
+import { useRowLevelSecurity } from './row-level-security.js';
 import { createRateLimits } from './rate-limit/index.js';
 import { useRateLimits } from './rate-limit/plugin.js';
 import { loadTrustedDocuments, useTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
@@ -131,6 +132,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
       ...(config.introspection ? [] : [disableIntrospection]),
       storableArguments(),
       ...(config.readPlans ? [useReadPlans()] : []),
+      ...(config.rowLevelSecurity ? [useRowLevelSecurity()] : []),
     ],
   });
 

@@ -24,8 +24,8 @@ builder.prismaNode('DataStream', {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     author: t.prismaField(visibleRelation('DataStream', 'author')),
     whiteboard: t.relation('whiteboard'),
-    slides: t.relatedConnection('slides', pageByOrder),
-    connections: t.relatedConnection('connections', pageByOrder),
+    slides: t.relatedConnection('slides', pageByOrder('Slide')),
+    connections: t.relatedConnection('connections', pageByOrder('DataStreamConnection')),
   }),
 });
 

@@ -9,7 +9,7 @@ import { badUserInput } from './errors.js';
 import { reassignActiveOrganization } from './memberships.js';
 import { rowIdNode } from './global-id.js';
 import { RateCode, RateCodeFilter } from './enums.js';
-import { pageById, pageInTenancy } from './pagination.js';
+import { pageById, pageByNewest, pageInTenancy } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf } from './context.js';
 
@@ -36,13 +36,13 @@ const Organization = builder.prismaNode('Organization', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     rate: t.relation('rate', { nullable: true }),
-    members: t.relatedConnection('members', pageById),
-    invites: t.relatedConnection('invites', pageById),
-    whiteboards: t.relatedConnection('whiteboards', pageById),
-    libraries: t.relatedConnection('libraries', pageById),
-    files: t.relatedConnection('files', pageById),
-    repositoryEntries: t.relatedConnection('repository', pageById),
-    actionLogs: t.relatedConnection('actionLogs', { ...pageById, query: { orderBy: { id: 'desc' as const } } }),
+    members: t.relatedConnection('members', pageById('UserOrganization')),
+    invites: t.relatedConnection('invites', pageById('UserInvite')),
+    whiteboards: t.relatedConnection('whiteboards', pageById('Whiteboard')),
+    libraries: t.relatedConnection('libraries', pageById('Library')),
+    files: t.relatedConnection('files', pageById('File')),
+    repositoryEntries: t.relatedConnection('repository', pageById('ObjectRepositoryEntry')),
+    actionLogs: t.relatedConnection('actionLogs', pageByNewest('UserActionLog')),
   }),
 });
 

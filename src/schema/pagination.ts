@@ -1,4 +1,5 @@
 import { parsePrismaCursor } from '@pothos/plugin-prisma';
+import type PrismaTypes from '../generated/pothos-types.js';
 import { tenancyWhere, type ModelName } from '../auth/tenancy.js';
 import { principalOf, type Context } from './context.js';
 import { badUserInput } from './errors.js';
@@ -46,22 +47,76 @@ export const connectionOptions = {
   maxSize: checkedMaxSize,
 } as const;
 
-/** A related list in insertion order. */
-export const pageById = { ...connectionOptions, query: { orderBy: { id: 'asc' as const } } };
+/** A cursor naming no row: row ids start at 1. */
+const noRow = { id: 0 };
 
-/** A related list in its explicit `order` (slides, steps, attributes). */
-export const pageByOrder = {
-  ...connectionOptions,
-  query: { orderBy: [{ order: 'asc' as const }, { id: 'asc' as const }] },
+/**
+ * A cursor limited to the rows the caller may see. Prisma pages from the cursor row's sort values,
+ * read from the database: a cursor naming a row of another organization would page by that row's
+ * place, so it pages as a cursor naming no row does (an empty page), as row-level security has it.
+ * A cursor costs one lookup through the request's row loader.
+ */
+async function cursorOf(model: ModelName, args: PageArgs, ctx: Context) {
+  const id = parsePrismaCursor((args.after ?? args.before)!) as number;
+  return (await ctx.loaders.row(model, { select: { id: true } }, id)) ? { id } : noRow;
+}
+
+/** A related list's query with its cursor limited (cursorOf): as it is without a cursor, a promise with one. */
+function withCursor<Q extends object>(model: ModelName, query: Q, args: PageArgs, ctx: Context) {
+  if (args.after == null && args.before == null) return query;
+  return cursorOf(model, args, ctx).then((cursor) => ({ ...query, cursor }));
+}
+
+/** A root connection's Prisma query, its cursor limited as a related list's is (cursorOf). */
+export async function withVisibleCursor<Q extends { cursor?: object }>(
+  model: ModelName,
+  query: Q,
+  args: PageArgs,
+  ctx: Context,
+): Promise<Q> {
+  return query.cursor ? { ...query, cursor: await cursorOf(model, args, ctx) } : query;
+}
+
+const orders = {
+  /** Insertion order. */
+  id: { id: 'asc' as const },
+  /** The explicit `order` of slides, steps and attributes. */
+  order: [{ order: 'asc' as const }, { id: 'asc' as const }],
+  /** Newest first (an action log). */
+  newest: { id: 'desc' as const },
 };
 
-/** A related list that can reach into other organizations (a user's boards), limited to the caller's. */
-export function pageInTenancy<M extends ModelName>(model: M) {
+/** The Prisma arguments of a page of `M`, as a related connection's `query` gives them. */
+interface PageQuery<M extends ModelName> {
+  where?: PrismaTypes[M]['Where'];
+  orderBy: PrismaTypes[M]['OrderBy'] | PrismaTypes[M]['OrderBy'][];
+  cursor?: PrismaTypes[M]['WhereUnique'];
+}
+
+/** A related list of `model` in an order of `orders`; `inTenancy` limits it to the caller's organizations. */
+function page<M extends ModelName>(model: M, order: keyof typeof orders, inTenancy: boolean) {
   return {
     ...connectionOptions,
-    query: (_args: object, ctx: Context) => ({
-      where: tenancyWhere(model, principalOf(ctx)),
-      orderBy: { id: 'asc' as const },
-    }),
+    // The orders and conditions name columns every model of the graph has (`order` those it is used on).
+    // Pothos awaits a query that is a promise (its relatedConnection's getQuery), though its types do not say so.
+    query: (args: PageArgs, ctx: Context) =>
+      withCursor(
+        model,
+        { ...(inTenancy ? { where: tenancyWhere(model, principalOf(ctx)) } : {}), orderBy: orders[order] },
+        args,
+        ctx,
+      ) as PageQuery<M>,
   };
 }
+
+/** A related list in insertion order, of rows that stay in the parent's organization (relationTenancy). */
+export const pageById = <M extends ModelName>(model: M) => page(model, 'id', false);
+
+/** A related list in its explicit `order` (slides, steps, attributes). */
+export const pageByOrder = <M extends ModelName>(model: M) => page(model, 'order', false);
+
+/** A related list newest first. */
+export const pageByNewest = <M extends ModelName>(model: M) => page(model, 'newest', false);
+
+/** A related list that can reach into other organizations (a user's boards), limited to the caller's. */
+export const pageInTenancy = <M extends ModelName>(model: M) => page(model, 'id', true);

@@ -4,7 +4,7 @@ import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
 import { filterToWhere, modelFilter, modelOrder, orderToPrisma, type FilterKind, type FilterValue } from './filters.js';
 import { badUserInput } from './errors.js';
-import { connectionOptions } from './pagination.js';
+import { connectionOptions, withVisibleCursor } from './pagination.js';
 import { readPlan } from '../read-plans/extensions.js';
 import { principalOf, type Context } from './context.js';
 
@@ -75,9 +75,14 @@ export function defineRootFields(spec: RootFieldsSpec): void {
       },
       extensions: readPlan({ root: 'list', model: spec.model, findArgs: listArgs }),
       totalCount: (_parent, args, ctx) => rows().count({ where: listArgs(args, ctx).where }),
-      resolve: (query, _parent, args, ctx) => {
+      resolve: async (query, _parent, args, ctx) => {
         const { where, orderBy, skip } = listArgs(args, ctx);
-        return rows().findMany({ ...query, skip: (query.skip ?? 0) + skip, where, orderBy });
+        return rows().findMany({
+          ...(await withVisibleCursor(spec.model, query, args, ctx)),
+          skip: (query.skip ?? 0) + skip,
+          where,
+          orderBy,
+        });
       },
     }),
   );

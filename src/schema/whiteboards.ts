@@ -5,7 +5,7 @@ import { authorize, findForChange, recordChange } from './changes.js';
 import { principalOf, type Context } from './context.js';
 import { defineCrudMutations, targetRowId, type CrudSpec } from './crud.js';
 import { rowIdNode } from './global-id.js';
-import { connectionOptions, pageById } from './pagination.js';
+import { connectionOptions, pageById, withVisibleCursor } from './pagination.js';
 import { visibleRelation } from './relations.js';
 import { defineRootFields } from './root-fields.js';
 
@@ -25,11 +25,11 @@ builder.prismaNode('Whiteboard', {
     author: t.prismaField(visibleRelation('Whiteboard', 'author')),
     organization: t.relation('organization'),
     miniDrawing: t.prismaField(visibleRelation('Whiteboard', 'miniDrawing')),
-    dataStreams: t.relatedConnection('dataStreams', pageById),
-    objects: t.relatedConnection('objects', pageById),
-    objectConnections: t.relatedConnection('objectConnections', pageById),
-    highlights: t.relatedConnection('highlights', pageById),
-    highlightGroups: t.relatedConnection('highlightGroups', pageById),
+    dataStreams: t.relatedConnection('dataStreams', pageById('DataStream')),
+    objects: t.relatedConnection('objects', pageById('WhiteboardObject')),
+    objectConnections: t.relatedConnection('objectConnections', pageById('WhiteboardObjectConnection')),
+    highlights: t.relatedConnection('highlights', pageById('WhiteboardHighlight')),
+    highlightGroups: t.relatedConnection('highlightGroups', pageById('WhiteboardHighlightGroup')),
   }),
 });
 
@@ -55,7 +55,11 @@ builder.queryField('whiteboardClients', (t) =>
     description: 'The users who may open a board: the active members of its organization, whatever their role.',
     args: { rowId: t.arg.int({ required: true, description: 'Row id of the board.' }) },
     resolve: async (query, _root, args, ctx) =>
-      prisma().user.findMany({ ...query, where: await clientsWhere(ctx, args.rowId), orderBy: { id: 'asc' } }),
+      prisma().user.findMany({
+        ...(await withVisibleCursor('User', query, args, ctx)),
+        where: await clientsWhere(ctx, args.rowId),
+        orderBy: { id: 'asc' },
+      }),
     totalCount: async (_root, args, ctx) => prisma().user.count({ where: await clientsWhere(ctx, args.rowId) }),
   }),
 );

@@ -8,7 +8,7 @@ import { Choice } from '../choices.js';
 import { principalOf, type Context } from '../context.js';
 import { notFound } from '../errors.js';
 import { choicesFor } from '../objects/choices.js';
-import { connectionOptions } from '../pagination.js';
+import { connectionOptions, withVisibleCursor } from '../pagination.js';
 import { compileRule } from './rules.js';
 
 const ruleSelect = {
@@ -21,6 +21,12 @@ const ruleSelect = {
   value: true,
   attribute: { select: { id: true, type: true, choices: true } },
 } as const;
+
+/**
+ * A rule reads its attribute, which the highlight reaches by reference and so may be another
+ * organization's (relationTenancy): a rule on an attribute the caller may not see marks nothing.
+ */
+const visibleRule = (ctx: Context) => ({ attribute: tenancyWhere('ClassConfAttribute', principalOf(ctx)) });
 
 interface HighlightRule {
   id: number;
@@ -91,7 +97,7 @@ builder.queryField('checkObjectsByHighlights', (t) =>
           whiteboardId,
           isActive: true,
           OR: [{ groupId: null }, { group: { isActive: true } }],
-          AND: [tenancyWhere('WhiteboardHighlight', principalOf(ctx))],
+          AND: [tenancyWhere('WhiteboardHighlight', principalOf(ctx)), visibleRule(ctx)],
         },
         select: ruleSelect,
         orderBy: { id: 'asc' },
@@ -114,7 +120,7 @@ function objectsMarkedBy(ctx: Context, highlightId: number): Promise<number[]> {
       highlightId,
       (async () => {
         const highlight = await prisma().whiteboardHighlight.findFirst({
-          where: { id: highlightId, ...tenancyWhere('WhiteboardHighlight', principalOf(ctx)) },
+          where: { id: highlightId, AND: [tenancyWhere('WhiteboardHighlight', principalOf(ctx)), visibleRule(ctx)] },
           select: ruleSelect,
         });
         if (!highlight) throw notFound('Whiteboard highlight');
@@ -133,7 +139,7 @@ builder.queryField('whiteboardHighlightObjectInstances', (t) =>
     args: { highlightId: t.arg.int({ required: true }) },
     resolve: async (query, _root, args, ctx) =>
       prisma().whiteboardObjectInstance.findMany({
-        ...query,
+        ...(await withVisibleCursor('WhiteboardObjectInstance', query, args, ctx)),
         where: { objectId: { in: await objectsMarkedBy(ctx, args.highlightId) } },
         orderBy: { id: 'asc' },
       }),
@@ -155,7 +161,10 @@ builder.queryField('whiteboardHighlightClassConfChoices', (t) =>
         { model: 'Whiteboard', rowId: whiteboardId, label: 'Whiteboard' },
         prisma()
           .classConf.findMany({
-            where: { objects: { some: { whiteboardId } }, AND: [tenancyWhere('ClassConf', principalOf(ctx))] },
+            where: {
+              objects: { some: { whiteboardId, ...tenancyWhere('WhiteboardObject', principalOf(ctx)) } },
+              AND: [tenancyWhere('ClassConf', principalOf(ctx))],
+            },
             select: { id: true, name: true },
             orderBy: [{ name: 'asc' }, { id: 'asc' }],
           })

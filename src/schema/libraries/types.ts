@@ -26,8 +26,8 @@ builder.prismaNode('Library', {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     organization: t.relation('organization'),
     author: t.prismaField(visibleRelation('Library', 'author')),
-    classes: t.relatedConnection('classes', pageById),
-    textures: t.relatedConnection('textures', pageById),
+    classes: t.relatedConnection('classes', pageById('ClassConf')),
+    textures: t.relatedConnection('textures', pageById('ClassTexture')),
   }),
 });
 
@@ -47,7 +47,7 @@ builder.prismaNode('ClassConf', {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     library: t.relation('library'),
     texture: t.prismaField(visibleRelation('ClassConf', 'texture')),
-    attributes: t.relatedConnection('attributes', pageByOrder),
+    attributes: t.relatedConnection('attributes', pageByOrder('ClassConfAttribute')),
     objects: t.relatedConnection('objects', pageInTenancy('WhiteboardObject')),
   }),
 });

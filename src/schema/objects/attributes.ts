@@ -115,7 +115,13 @@ builder.queryField('whiteboardObjectAttributeCodeChoices', (t) =>
               model: 'Whiteboard' as const,
               rowId: args.whiteboardId,
               label: 'Whiteboard',
-              where: { classConf: { objects: { some: { whiteboardId: args.whiteboardId } } } },
+              where: {
+                classConf: {
+                  objects: {
+                    some: { whiteboardId: args.whiteboardId, ...tenancyWhere('WhiteboardObject', principalOf(ctx)) },
+                  },
+                },
+              },
             }
           : {
               model: 'ClassConf' as const,

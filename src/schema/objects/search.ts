@@ -4,7 +4,7 @@ import { builder } from '../builder.js';
 import { principalOf, type Context } from '../context.js';
 import { badUserInput } from '../errors.js';
 import { containsText } from '../filters.js';
-import { connectionOptions } from '../pagination.js';
+import { connectionOptions, withVisibleCursor } from '../pagination.js';
 
 interface SearchArgs {
   query: string;
@@ -34,8 +34,12 @@ builder.queryField('searchWhiteboardObjects', (t) =>
       query: t.arg.string({ required: true }),
       whiteboardId: t.arg.int({ description: 'Only objects of this board.' }),
     },
-    resolve: (query, _root, args, ctx) =>
-      prisma().whiteboardObject.findMany({ ...query, where: searchWhere(args, ctx), orderBy: { id: 'asc' } }),
+    resolve: async (query, _root, args, ctx) =>
+      prisma().whiteboardObject.findMany({
+        ...(await withVisibleCursor('WhiteboardObject', query, args, ctx)),
+        where: searchWhere(args, ctx),
+        orderBy: { id: 'asc' },
+      }),
     totalCount: (_root, args, ctx) => prisma().whiteboardObject.count({ where: searchWhere(args, ctx) }),
   }),
 );

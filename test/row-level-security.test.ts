@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { organizationPath, type ModelName } from '../src/auth/tenancy.js';
+import { db } from '../src/db/index.js';
+import { inReadScope, rowSecurityBypass, type ReadScope } from '../src/db/row-security.js';
+import { demo } from '../src/db/seed/index.js';
+import { buildCatalog } from '../src/read-plans/catalog.js';
+import { openTestDatabase, postgresServerUrl, tableOwnerRole } from './helpers/database.js';
+import { crossOrganizationReferences, demoCallers, Visibility, type Caller } from './helpers/tenancy.js';
+
+// PostgreSQL's row-level security, the second lock behind each statement's own tenancy
+// (ROW_LEVEL_SECURITY): always on PostgreSQL, whatever engine the other suites use, in a database
+// owned by a role that is no superuser, since a superuser passes every policy.
+
+let database: Awaited<ReturnType<typeof openTestDatabase>>;
+let callers: Caller[];
+let visibility: Visibility;
+
+beforeAll(async () => {
+  database = await openTestDatabase(postgresServerUrl(), { owner: tableOwnerRole });
+  await crossOrganizationReferences(database.database.prisma);
+  callers = await demoCallers(database.database.prisma, database.keys);
+  visibility = await Visibility.of(database.database.prisma);
+});
+afterAll(() => database?.drop());
+
+const models = Object.keys(demo.counts).map((key) => key[0].toUpperCase() + key.slice(1)) as ModelName[];
+const scopeOf = (caller: Caller): ReadScope => ({
+  organizations: caller.isAdmin ? '' : `{${[...caller.organizations].join(',')}}`,
+  user: String(caller.userId),
+});
+const ids = async (table: string, scope?: ReadScope) => {
+  const read = () => db().queryRows(`SELECT id FROM "${table}" ORDER BY id`, []);
+  return (await (scope ? inReadScope(scope, read) : read())).map(([id]) => id as number);
+};
+
+describe('row-level security', () => {
+  it('guards the table of every model but rates, and forces its policy on the owner', async () => {
+    const catalog = buildCatalog(database.database.prisma);
+    const guarded = await database.database.engine.query<{ table: string }>(
+      `SELECT c.relname AS table FROM pg_class c JOIN pg_policies p ON p.tablename = c.relname AND p.policyname = 'tenancy'
+       WHERE c.relrowsecurity AND c.relforcerowsecurity AND c.relnamespace = 'public'::regnamespace ORDER BY 1`,
+    );
+    const expected = models.filter((model) => model !== 'Rate').map((model) => catalog.get(model)!.table);
+    expect(guarded.map((row) => row.table)).toEqual(expected.sort());
+  });
+
+  it('shows each caller, of a table read with no condition at all, exactly the rows its tenancy allows', async () => {
+    const catalog = buildCatalog(database.database.prisma);
+    for (const caller of callers) {
+      for (const model of models) {
+        const table = catalog.get(model)!.table;
+        const all = await ids(table);
+        const allowed = all.filter((id) => visibility.mayUserSee(caller, model, id));
+        expect(await ids(table, scopeOf(caller)), `${caller.name}: ${model}`).toEqual(allowed);
+      }
+    }
+    // Every path of organizationPath has a policy that follows it (the model list covers them all).
+    expect(
+      models
+        .filter((model) => !['Rate', 'User', 'ApiKey'].includes(model))
+        .every((model) => organizationPath(model as never).length > 0),
+    ).toBe(true);
+  });
+
+  it('holds nothing back outside a read, on a connection that served one', async () => {
+    const globex = callers.find((caller) => caller.name === 'globexOwner')!;
+    const all = await ids('whiteboard');
+    // One connection at a time, so the unscoped read runs where the scoped one ran.
+    for (let round = 0; round < 3; round++) {
+      expect((await ids('whiteboard', scopeOf(globex))).length).toBeLessThan(all.length);
+      expect(await ids('whiteboard')).toEqual(all);
+    }
+  });
+
+  it('sets the scope again after a rolled-back transaction took it back', async () => {
+    const globex = callers.find((caller) => caller.name === 'globexOwner')!;
+    const allowed = (await ids('whiteboard')).filter((id) => visibility.mayUserSee(globex, 'Whiteboard', id));
+    const prisma = database.database.prisma;
+    await expect(
+      inReadScope(scopeOf(globex), () =>
+        prisma.$transaction(async (tx) => {
+          await tx.whiteboard.count();
+          throw new Error('roll back');
+        }),
+      ),
+    ).rejects.toThrow('roll back');
+    for (let round = 0; round < 3; round++) expect(await ids('whiteboard', scopeOf(globex))).toEqual(allowed);
+  });
+
+  it('is refused at start to a role that passes every policy', async () => {
+    expect(await rowSecurityBypass(database.database.engine)).toBeUndefined();
+    const { engine } = database.database;
+    const superuser = await engine.query<{ bypasses: boolean }>(
+      'SELECT usesuper AS bypasses FROM pg_user WHERE usename = current_user',
+    );
+    expect(superuser[0].bypasses).toBe(false);
+  });
+});
