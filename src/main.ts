@@ -96,6 +96,7 @@ Serves GraphQL at http://localhost:$PORT/graphql (GraphiQL in a browser), the le
   PORT            HTTP port (4000; 0 takes a free one)
   DATABASE_URL    a PostgreSQL database, created when missing and the role may; unset: the embedded
                   database under DATA_DIR (./.data), loaded with the demo data on first start
+  DATABASE_DIRECT_URL    PostgreSQL itself when DATABASE_URL is PgBouncer in transaction mode
   DEMO_API_KEY    the demo owner's key when the demo data is loaded (random otherwise)
   NODE_ENV        production: GraphiQL never opens with the demo key
 

@@ -37,7 +37,7 @@ export function prisma(): Prisma {
 export async function openDatabase(settings: DatabaseSettings, user: DatabaseUser = 'tool'): Promise<Database> {
   const engine = await openEngine(settings, user);
   if (await hasPendingMigrations(engine)) await applyMigrations(engine.adapter);
-  const client: Prisma = new PrismaClient({ adapter: engine.adapter, log: [{ emit: 'event', level: 'query' }] });
+  const client: Prisma = new PrismaClient({ adapter: engine.queryAdapter, log: [{ emit: 'event', level: 'query' }] });
   // Each statement also counts for the HTTP request it runs for (its log line and metrics).
   const onQuery = new Set<(sql: string) => void>([countStatement]);
   client.$on('query', (event) => {
