@@ -97,6 +97,7 @@ Serves GraphQL at http://localhost:$PORT/graphql (GraphiQL in a browser), the le
   DATABASE_URL    a PostgreSQL database, created when missing and the role may; unset: the embedded
                   database under DATA_DIR (./.data), loaded with the demo data on first start
   DATABASE_DIRECT_URL    PostgreSQL itself when DATABASE_URL is PgBouncer in transaction mode
+  DATABASE_REPLICA_URLS  streaming replicas (comma-separated) that answer query operations
   DEMO_API_KEY    the demo owner's key when the demo data is loaded (random otherwise)
   NODE_ENV        production: GraphiQL never opens with the demo key
 
@@ -140,11 +141,12 @@ try {
 }
 closeGateway = gateway.close;
 const { kind, location } = database.engine;
+const replicas = database.replicas ? `; reads also on ${database.replicas.set.describe()}` : '';
 server = createGatewayServer(gateway.listener);
 closeWebSockets = serveGraphQLOverWebSocket(server, gateway);
 server.listen(config.port, () => {
   const { port } = server!.address() as AddressInfo;
-  console.log(`Whiteboard gateway on http://localhost:${port}/graphql (engine: ${kind} at ${location})`);
+  console.log(`Whiteboard gateway on http://localhost:${port}/graphql (engine: ${kind} at ${location}${replicas})`);
 });
 
 if (config.metricsPort !== undefined) {

@@ -21,6 +21,7 @@ import { filesPath } from '../schema/files.js';
 import { restApi } from '../rest/index.js';
 import { unavailable } from '../rest/errors.js';
 import { useReadPlans } from '../read-plans/plugin.js';
+import { useReadReplicas } from './read-replicas.js';
 import { createRateLimits } from './rate-limit/index.js';
 import { useRateLimits } from './rate-limit/plugin.js';
 import { loadTrustedDocuments, useTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
@@ -97,7 +98,12 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
   // Each instance listens for committed changes on its own, and fans them out to its subscribers.
   const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey);
   const metrics = metricsOn(config);
-  if (metrics) collectMetrics({ pool: () => db().engine.pool, subscriptions: () => live.size });
+  if (metrics)
+    collectMetrics({
+      pool: () => db().engine.pool,
+      replicas: () => db().replicas?.set.status(),
+      subscriptions: () => live.size,
+    });
   const measure = operationMeasure(config);
   const rateLimits = config.rateLimit && createRateLimits(config.rateLimit, measure);
   const trustedDocuments = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : undefined;
@@ -113,7 +119,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     graphiql: config.graphiql && graphiqlOptions(demoKey),
     renderGraphiQL,
     logging: yogaLogger(),
-    // Read plans come last: an operation they answer has passed every limit and argument check first.
+    // Read plans come last but for the replicas' read around them: an operation they answer has passed every limit and argument check first.
     plugins: [
       ...observabilityPlugins({ metrics }),
       ...(trustedDocuments ? [useTrustedDocuments(trustedDocuments)] : []),
@@ -125,6 +131,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
       ...(config.introspection ? [] : [disableIntrospection]),
       storableArguments(),
       ...(config.readPlans ? [useReadPlans()] : []),
+      ...(config.replicaUrls.length ? [useReadReplicas()] : []),
     ],
   });
 
