@@ -5,8 +5,7 @@ import { openTestDatabase } from './helpers/database.js';
 import { legacyContract } from './helpers/legacy-contract.js';
 import { subscribeSse } from './helpers/live.js';
 import { startPgBouncer, type PgBouncer } from './helpers/pgbouncer.js';
-import { startServer, type ServerProcess } from './helpers/processes.js';
-import { postGraphQL, type GraphQLResponse } from './helpers/server.js';
+import { startGateway, type GatewayProcess } from './helpers/processes.js';
 
 // Two gateway processes behind Debian's PgBouncer (1.18: a named statement prepared on one server
 // connection is unknown to the others) in transaction mode, with DATABASE_DIRECT_URL for what needs a
@@ -15,35 +14,12 @@ import { postGraphQL, type GraphQLResponse } from './helpers/server.js';
 // of TEST_DATABASE_URL, else the local one, whatever engine the other files use.
 const postgresServer = process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test';
 
-interface Instance {
-  url: string;
-  keys: DemoKeys;
-  server: ServerProcess;
-  graphql: (query: string, variables?: Record<string, unknown>, key?: string | null) => Promise<GraphQLResponse>;
-}
-
 let database: Database;
 let keys: DemoKeys;
 let drop: () => Promise<void>;
 let bouncer: PgBouncer;
-let a: Instance;
-let b: Instance;
-
-async function startInstance(databaseUrl: string, directUrl: string): Promise<Instance> {
-  const server = startServer({
-    DATABASE_URL: databaseUrl,
-    DATABASE_DIRECT_URL: directUrl,
-    DATABASE_POOL_SIZE: '4',
-    PORT: '0',
-  });
-  const url = await server.url;
-  return {
-    url,
-    keys,
-    server,
-    graphql: (query, variables, key = keys.owner) => postGraphQL(url, query, variables, key),
-  };
-}
+let a: GatewayProcess;
+let b: GatewayProcess;
 
 beforeAll(async () => {
   const opened = await openTestDatabase(postgresServer);
@@ -51,16 +27,12 @@ beforeAll(async () => {
   const direct = new URL(opened.url!);
   bouncer = await startPgBouncer({ host: direct.hostname, port: Number(direct.port || 5432) }, 2);
   const pooled = bouncer.url(direct.pathname.slice(1));
-  [a, b] = await Promise.all([startInstance(pooled, opened.url!), startInstance(pooled, opened.url!)]);
+  const env = { DATABASE_URL: pooled, DATABASE_DIRECT_URL: opened.url!, DATABASE_POOL_SIZE: '4' };
+  [a, b] = await Promise.all([startGateway(env, keys), startGateway(env, keys)]);
 });
 
 afterAll(async () => {
-  await Promise.all(
-    [a, b].map(async (instance) => {
-      instance?.server.child.kill('SIGTERM');
-      expect(await instance?.server.exit).toBe(0);
-    }),
-  );
+  expect(await Promise.all([a?.stop(), b?.stop()])).toEqual([0, 0]);
   await bouncer?.stop();
   await drop?.();
 });

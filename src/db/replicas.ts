@@ -8,10 +8,11 @@ const POLL_MS = 100;
 /** A replica that takes longer to connect or to answer a poll counts as not answering. */
 const ANSWER_MS = 1_000;
 
-const primaryPositionSql = `SELECT (pg_current_wal_insert_lsn() - '0/0')::int8`;
+// Flushed WAL: what a replica can have received.
+const primaryPositionSql = `SELECT (pg_current_wal_flush_lsn() - '0/0')::int8`;
 const replayPositionSql = `SELECT (pg_last_wal_replay_lsn() - '0/0')::int8`;
 
-/** The primary's WAL position at a moment (performance.now()). */
+/** The primary's flushed WAL position at a moment (performance.now()). */
 interface Sample {
   at: number;
   lsn: bigint;

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { rest } from './rest.js';
+import type { GatewayProcess } from './processes.js';
 import type { TestServer } from './server.js';
 
 type Type = 'integer' | 'number' | 'string' | 'boolean' | 'date-time' | 'e-mail' | 'enum';
@@ -136,7 +137,9 @@ const membership: Fields = {
  * tables: every field present, no other, each of the type the table gives. Called inside a
  * `describe`, with the server the checks run against (once it is started).
  */
-export function legacyContract(running: () => Pick<TestServer, 'url' | 'keys' | 'graphql'>): void {
+export function legacyContract(
+  running: () => Pick<TestServer, 'url' | 'keys'> & Pick<GatewayProcess, 'graphql'>,
+): void {
   it('Get Library Class: GET /api/library/view/v1/class-conf/{library_class_id}/, with its texture and both file references', async () => {
     const { data } = await running().graphql(
       '{ classConfs(first: 1, filter: { textureId: { gt: 0 } }) { edges { node { rowId textureId texture { lightThemeImage { file } } } } } }',
