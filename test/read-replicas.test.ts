@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/index.js';
 import { seedDemo } from '../src/db/seed/index.js';
 import type { DemoKeys } from '../src/db/seed/keys.js';
@@ -31,8 +32,16 @@ function startInstance(maxLagMs?: number): Promise<GatewayProcess> {
     DATABASE_REPLICA_URLS: inDatabase(replica, 'gateway'),
     ...(maxLagMs ? { DATABASE_REPLICA_MAX_LAG_MS: String(maxLagMs) } : {}),
     DATABASE_POOL_SIZE: '3',
+    METRICS_TOKEN: 'replicas',
   };
   return startGateway(env, keys);
+}
+
+/** A replica's gauge as an instance's /metrics shows it. */
+async function gauge(instance: GatewayProcess, name: string): Promise<number> {
+  const response = await fetch(`${instance.url}/metrics`, { headers: { authorization: 'Bearer replicas' } });
+  const line = new RegExp(`^${name}\\{replica="127\\.0\\.0\\.1:${replica.port}/gateway"\\} (\\S+)$`, 'm');
+  return Number(line.exec(await response.text())?.[1]);
 }
 
 /** Runs one statement on a server's `postgres` database. */
@@ -94,6 +103,34 @@ async function readsOnReplica(instance: GatewayProcess): Promise<number> {
 const nameOn = async (instance: GatewayProcess, key: string) =>
   (await instance.graphql(boardName, { id: board }, key)).data?.whiteboard.name;
 
+describe('the settings of replicas and poolers', () => {
+  it('take PostgreSQL URLs beside DATABASE_URL only, and a lag limit of at least three polls', () => {
+    const primaryUrl = 'postgresql://app@db-1/gateway';
+    expect(loadConfig({})).toMatchObject({ replicaUrls: [], replicaMaxLagMs: 1000, preparedStatements: 'auto' });
+    expect(
+      loadConfig({
+        DATABASE_URL: primaryUrl,
+        DATABASE_REPLICA_URLS: ' postgresql://app@db-2/gateway,postgres://db-3/gateway ',
+      }).replicaUrls,
+    ).toEqual(['postgresql://app@db-2/gateway', 'postgres://db-3/gateway']);
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: primaryUrl })).toThrow(
+      'DATABASE_REPLICA_URLS is set but DATABASE_URL is not',
+    );
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: primaryUrl })).toThrow(
+      'DATABASE_DIRECT_URL is set but DATABASE_URL is not',
+    );
+    expect(() => loadConfig({ DATABASE_URL: primaryUrl, DATABASE_REPLICA_URLS: 'db-2:5432' })).toThrow(
+      'DATABASE_REPLICA_URLS must be a postgresql:// URL, got "db-2:5432"',
+    );
+    expect(() => loadConfig({ DATABASE_URL: primaryUrl, DATABASE_REPLICA_MAX_LAG_MS: '100' })).toThrow(
+      'DATABASE_REPLICA_MAX_LAG_MS must be an integer of at least 300',
+    );
+    expect(() => loadConfig({ DATABASE_PREPARED_STATEMENTS: 'sometimes' })).toThrow(
+      'DATABASE_PREPARED_STATEMENTS must be one of auto, named, unnamed',
+    );
+  });
+});
+
 describe('read replicas', () => {
   it('reads from the replica, planned statements and resolvers alike, and writes on the primary only', async () => {
     expect(a.server.lines.out.join('\n')).toMatch(/reads also on 127\.0\.0\.1:\d+\/gateway \(at most 1000 ms behind\)/);
@@ -114,6 +151,8 @@ describe('read replicas', () => {
     expect((await a.graphql(rename, { id: board, name: 'Written on the primary' })).errors).toBeUndefined();
     expect(await calls(replica, boardStatements)).toBe(replicaBefore + 5);
     expect(await calls(primary, boardStatements)).toBeGreaterThan(primaryBefore);
+    expect(await gauge(a, 'db_replica_usable')).toBe(1);
+    expect(await gauge(a, 'db_replica_lag_seconds')).toBeLessThan(1);
   });
 
   it('lets a caller read its own write through any instance while the replica stands still; others read as the lag setting says', async () => {
@@ -160,6 +199,7 @@ describe('read replicas', () => {
     const load = Promise.all([keys.owner, keys.admin, keys.member, keys.viewer].map(reader));
     await sleep(700);
     await replica.stop();
+    await expect.poll(() => gauge(b, 'db_replica_usable'), { timeout: 1_000 }).toBe(0);
     expect((await a.graphql(rename, { id: board, name: 'Renamed while the replica is down' })).errors).toBeUndefined();
     expect((await events.next(1_000)).data.whiteboardEvents).toEqual({
       node: { name: 'Renamed while the replica is down' },
