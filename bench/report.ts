@@ -61,7 +61,7 @@ const percent = (n: number) => `${Math.round(n * 100)}%`;
 const mark = (ok: boolean) => (ok ? 'yes' : '**no**');
 const roundCount = (n: number) => `${n} ${n === 1 ? 'round' : 'rounds'}`;
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
@@ -210,7 +210,7 @@ function targets(report: RunReport): string {
 }
 
 /** The commit measured, and whether the work tree differed from it. */
-function revision(): string {
+export function revision(): string {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
     const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' })
@@ -295,11 +295,10 @@ export function renderResults(report: RunReport): string {
   ].join('\n');
 }
 
-const start = '<!-- bench:results:start -->';
-const end = '<!-- bench:results:end -->';
-
-/** Replaces the generated section of the file, keeping everything written around it by hand. */
-export function writeResults(path: string, results: string): void {
+/** Replaces a generated section of the file (`results`, or `replica` for that case), keeping everything written around it by hand. */
+export function writeResults(path: string, results: string, name = 'results'): void {
+  const start = `<!-- bench:${name}:start -->`;
+  const end = `<!-- bench:${name}:end -->`;
   const section = `${start}\n${results}\n${end}`;
   const current = existsSync(path) ? readFileSync(path, 'utf8') : `# Benchmarks\n\n${start}\n${end}\n`;
   const from = current.indexOf(start);

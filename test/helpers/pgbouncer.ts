@@ -10,6 +10,7 @@ const program = process.env.PGBOUNCER ?? (existsSync('/usr/sbin/pgbouncer') ? '/
 
 export interface PgBouncer {
   port: number;
+  pid: number;
   /** The URL of `database` through PgBouncer. */
   url(database: string): string;
   stop(): Promise<void>;
@@ -69,6 +70,7 @@ export async function startPgBouncer(target: { host: string; port: number }, poo
   const pid = Number(readFileSync(pidFile, 'utf8'));
   return {
     port,
+    pid,
     url: (database) => `postgresql://postgres@127.0.0.1:${port}/${database}`,
     async stop() {
       // SIGTERM: PgBouncer closes every connection at once.
