@@ -41,16 +41,18 @@ export function replicaReads(
 }
 
 /**
- * PostgreSQL's codes for what a replica cannot answer that the primary can: a write (25006, read-only
- * transaction) and a statement cancelled by the replay (40001, conflict with recovery). Prisma's
- * driver adapter maps the latter to TransactionWriteConflict.
+ * What a replica cannot answer that the primary can, by PostgreSQL's code and by the kind Prisma's
+ * driver adapter maps it to: a write (25006, read-only transaction), a statement cancelled by the
+ * replay (40001, conflict with recovery), and a table or column that a migration the replica has not
+ * replayed yet adds (42P01, 42703; the primary answers the same error when it is a real one).
  */
-const replicaOnlyCodes = new Set(['25006', '40001']);
+const replicaOnlyCodes = new Set(['25006', '40001', '42P01', '42703']);
+const replicaOnlyKinds = new Set(['TransactionWriteConflict', 'TableDoesNotExist', 'ColumnNotFound']);
 
 function replicaCannotAnswer(error: unknown): boolean {
   if (isDatabaseUnavailable(error)) return true;
   for (let e = error as { code?: unknown; kind?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (replicaOnlyCodes.has(e.code as string) || e.kind === 'TransactionWriteConflict') return true;
+    if (replicaOnlyCodes.has(e.code as string) || replicaOnlyKinds.has(e.kind as string)) return true;
   }
   return false;
 }
