@@ -12,7 +12,7 @@ import { cpuMsOf, OwnProcesses, waitForQuiet } from './cpu.js';
 import { loadDataset, size, type LoadReport } from './dataset.js';
 import { issueKeys } from './keys.js';
 import { runLoad, type LoadResult, type LoadSource } from './load.js';
-import { median, revision } from './report.js';
+import { median, revision, settingsGiven } from './report.js';
 import { startServer, type ChildServer } from './servers.js';
 
 /**
@@ -328,7 +328,7 @@ export function renderReplicas(config: BenchConfig, result: ReplicaResult): stri
     `- date: ${result.date.toISOString().slice(0, 16).replace('T', ' ')} UTC; commit ${revision()}; load average at the end ${loadavg()
       .map((n) => n.toFixed(1))
       .join(' ')}`,
-    `- command: \`BENCH_CASES=replica${config.duration === 10 ? '' : ` BENCH_DURATION=${config.duration}`}${config.rounds === 3 ? '' : ` BENCH_ROUNDS=${config.rounds}`} npm run bench\` - ${config.rounds} ${config.rounds === 1 ? 'round' : 'rounds'} over the topologies, each case ${config.duration} s measured after ${config.warmup} s of warm-up, ${config.connections} connections, pools of ${config.poolSize}; the data set of the other cases, loaded in ${fixed(result.dataset.seconds, 1)} s`,
+    `- command: \`${settingsGiven()}npm run bench\` - ${config.rounds} ${config.rounds === 1 ? 'round' : 'rounds'} over the topologies, each case ${config.duration} s measured after ${config.warmup} s of warm-up, ${config.connections} connections, pools of ${config.poolSize}; the data set of the other cases, loaded in ${fixed(result.dataset.seconds, 1)} s`,
     '',
     ...header,
     ...lines,

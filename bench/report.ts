@@ -232,12 +232,19 @@ function machine(report: RunReport): string {
   ].join('\n');
 }
 
+/** The bench's settings from the environment, as a command line's prefix. */
+export function settingsGiven(): string {
+  return (
+    Object.entries(process.env)
+      .filter(([name]) => name.startsWith('BENCH_') || name === 'DATABASE_URL' || name === 'DATABASE_POOL_SIZE')
+      // A password in DATABASE_URL must not end up in a committed file.
+      .map(([name, value]) => `${name}=${value?.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')} `)
+      .join('')
+  );
+}
+
 function command(config: BenchConfig, requestCases: boolean): string {
-  const settings = Object.entries(process.env)
-    .filter(([name]) => name.startsWith('BENCH_') || name === 'DATABASE_URL' || name === 'DATABASE_POOL_SIZE')
-    // A password in DATABASE_URL must not end up in a committed file.
-    .map(([name, value]) => `${name}=${value?.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')} `)
-    .join('');
+  const settings = settingsGiven();
   if (!requestCases) return `\`${settings}npm run bench\``;
   return `\`${settings}npm run bench\` - per case the floor once, then gateway and peer in turn, ${roundCount(config.rounds)}; each ${config.duration} s measured after ${config.warmup} s of warm-up, ${config.connections} connections, pools of ${config.poolSize}, ${config.samples} sampled requests per case`;
 }
