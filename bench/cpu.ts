@@ -78,6 +78,11 @@ export async function watchCost(
   };
 }
 
+/** CPU milliseconds each process has used so far (0 for one that is gone). */
+export function cpuMsOf(pids: Iterable<number>): Map<number, number> {
+  return new Map([...pids].map((pid) => [pid, processTicks(pid) * msPerTick]));
+}
+
 export interface CpuWatch {
   /** Share of the whole machine (0..1) used by other processes since the watch started. */
   stop(): Promise<number>;

@@ -61,7 +61,7 @@ const percent = (n: number) => `${Math.round(n * 100)}%`;
 const mark = (ok: boolean) => (ok ? 'yes' : '**no**');
 const roundCount = (n: number) => `${n} ${n === 1 ? 'round' : 'rounds'}`;
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
@@ -210,7 +210,7 @@ function targets(report: RunReport): string {
 }
 
 /** The commit measured, and whether the work tree differed from it. */
-function revision(): string {
+export function revision(): string {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
     const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' })
@@ -232,12 +232,19 @@ function machine(report: RunReport): string {
   ].join('\n');
 }
 
+/** The bench's settings from the environment, as a command line's prefix. */
+export function settingsGiven(): string {
+  return (
+    Object.entries(process.env)
+      .filter(([name]) => name.startsWith('BENCH_') || name === 'DATABASE_URL' || name === 'DATABASE_POOL_SIZE')
+      // A password in DATABASE_URL must not end up in a committed file.
+      .map(([name, value]) => `${name}=${value?.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')} `)
+      .join('')
+  );
+}
+
 function command(config: BenchConfig, requestCases: boolean): string {
-  const settings = Object.entries(process.env)
-    .filter(([name]) => name.startsWith('BENCH_') || name === 'DATABASE_URL' || name === 'DATABASE_POOL_SIZE')
-    // A password in DATABASE_URL must not end up in a committed file.
-    .map(([name, value]) => `${name}=${value?.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')} `)
-    .join('');
+  const settings = settingsGiven();
   if (!requestCases) return `\`${settings}npm run bench\``;
   return `\`${settings}npm run bench\` - per case the floor once, then gateway and peer in turn, ${roundCount(config.rounds)}; each ${config.duration} s measured after ${config.warmup} s of warm-up, ${config.connections} connections, pools of ${config.poolSize}, ${config.samples} sampled requests per case`;
 }
@@ -295,11 +302,10 @@ export function renderResults(report: RunReport): string {
   ].join('\n');
 }
 
-const start = '<!-- bench:results:start -->';
-const end = '<!-- bench:results:end -->';
-
-/** Replaces the generated section of the file, keeping everything written around it by hand. */
-export function writeResults(path: string, results: string): void {
+/** Replaces a generated section of the file (`results`, or `replica` for that case), keeping everything written around it by hand. */
+export function writeResults(path: string, results: string, name = 'results'): void {
+  const start = `<!-- bench:${name}:start -->`;
+  const end = `<!-- bench:${name}:end -->`;
   const section = `${start}\n${results}\n${end}`;
   const current = existsSync(path) ? readFileSync(path, 'utf8') : `# Benchmarks\n\n${start}\n${end}\n`;
   const from = current.indexOf(start);

@@ -17,6 +17,7 @@ import { measureLive, type LiveResult } from './live.js';
 import { runLoad, type LoadSource } from './load.js';
 import { installPeer, nodeVersion, peerNodeOnPath, peerRuntime, startPeer } from './peer-setup.js';
 import { renderResults, writeResults, type CaseResult, type Measured } from './report.js';
+import { measureReplicas, renderReplicas } from './replica.js';
 import { startServer, type ChildServer } from './servers.js';
 import { openDatabase } from '../src/db/index.js';
 import { commandLine } from '../src/cli.js';
@@ -139,18 +140,33 @@ async function runCase(entry: Case, servers: Servers, own: OwnProcesses): Promis
   return result;
 }
 
+/** The replica case, on servers of its own; its results go to a section of their own. */
+async function replicaCase(): Promise<void> {
+  const text = renderReplicas(config, await measureReplicas(config, log));
+  console.log(`\n${text}\n`);
+  if (config.output) {
+    writeResults(config.output, text, 'replica');
+    log(`replica results written to ${config.output}`);
+  }
+}
+
 async function main(): Promise<void> {
   cleanupOnSignals();
   // Nothing may run unbounded: a generous ceiling over the whole run, in case a server stops answering.
-  const budget = 600 + 7 * (2 * config.rounds + 1) * (config.warmup + 2 * config.duration + 60);
+  const budget =
+    600 +
+    7 * (2 * config.rounds + 1) * (config.warmup + 2 * config.duration + 60) +
+    // The replica case: two cases on five topologies per round, and two write loads.
+    (10 * config.rounds + 2) * (config.warmup + config.duration + 65);
   setTimeout(() => {
     console.error(`[bench] still running after ${budget} s: giving up`);
     void cleanup().finally(() => process.exit(1));
   }, budget * 1000).unref();
 
   const selected = (id: string) => !config.cases || config.cases.includes(id);
+  if (config.cases?.every((id) => id === 'replica')) return replicaCase();
   // Only the request cases need the peer and the floor.
-  const requestCases = !config.cases || config.cases.some((id) => id !== 'live');
+  const requestCases = !config.cases || config.cases.some((id) => id !== 'live' && id !== 'replica');
   if (requestCases) installPeer(log);
   const database = await createBenchDatabase(
     config.adminUrl,
@@ -246,6 +262,7 @@ async function main(): Promise<void> {
     writeResults(config.output, text);
     log(`results written to ${config.output}`);
   }
+  if (selected('replica')) await replicaCase();
 }
 
 try {

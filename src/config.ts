@@ -8,6 +8,8 @@ export type CorsOrigins = '*' | readonly string[];
 
 const LOG_LEVELS: readonly (Level | 'silent')[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+export type PreparedStatements = 'auto' | 'named' | 'unnamed';
+
 /** Settings read from the environment; the README's configuration table lists them. */
 export interface Config {
   /** HTTP port; 0 takes any free one. @default 4000 */
@@ -16,7 +18,15 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Directory of the embedded database and, by default, of uploaded files. @default ./.data */
   dataDir: string;
-  /** Connections in the PostgreSQL pool. @default 10 */
+  /** PostgreSQL itself when `databaseUrl` is a pooler (PgBouncer in transaction mode): LISTEN, migrations, database creation. @default databaseUrl */
+  databaseDirectUrl: string | undefined;
+  /** Streaming replicas that answer query operations in turn; empty: every read on `databaseUrl`. @default none */
+  replicaUrls: string[];
+  /** A replica further behind the primary than this is skipped until it catches up. @default 1000 */
+  replicaMaxLagMs: number;
+  /** Whether planned statements are prepared by name on each connection; `auto` decides from the pooler (see src/db/prepared.ts). @default auto */
+  preparedStatements: PreparedStatements;
+  /** Connections in the PostgreSQL pool (and in each replica's). @default 10 */
   poolSize: number;
   /** Serve GraphiQL at GET /graphql. @default true */
   graphiql: boolean;
@@ -105,6 +115,9 @@ function positive(name: string, value: string): number {
 function rowLevelSecurity(env: NodeJS.ProcessEnv): boolean {
   const on = flag(env.ROW_LEVEL_SECURITY, false);
   if (on && !env.DATABASE_URL) throw new Error('ROW_LEVEL_SECURITY needs PostgreSQL: set DATABASE_URL as well');
+  // The settings it reads are the session's, which a pooler in transaction mode hands to other clients.
+  if (on && env.DATABASE_DIRECT_URL)
+    throw new Error('ROW_LEVEL_SECURITY cannot run behind a pooler in transaction mode (DATABASE_DIRECT_URL is set)');
   return on;
 }
 
@@ -120,6 +133,38 @@ function rateLimit(env: NodeJS.ProcessEnv): RateLimitConfig | undefined {
     burst: env.RATE_LIMIT_BURST ? positive('RATE_LIMIT_BURST', env.RATE_LIMIT_BURST) : rate * 10,
     redisUrl: env.RATE_LIMIT_REDIS_URL || undefined,
     redisPrefix: env.RATE_LIMIT_REDIS_PREFIX || 'gateway:rate-limit:',
+  };
+}
+
+function postgresUrl(name: string, value: string): string {
+  if (!/^postgres(ql)?:\/\//.test(value)) throw new Error(`${name} must be a postgresql:// URL, got "${value}"`);
+  return value;
+}
+
+/** Where the gateway meets PostgreSQL beyond DATABASE_URL: a pooler's direct URL and the replicas. */
+function servers(env: NodeJS.ProcessEnv) {
+  const replicaUrls = (env.DATABASE_REPLICA_URLS ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean)
+    .map((url) => postgresUrl('DATABASE_REPLICA_URLS', url));
+  const directUrl = env.DATABASE_DIRECT_URL ? postgresUrl('DATABASE_DIRECT_URL', env.DATABASE_DIRECT_URL) : undefined;
+  if (!env.DATABASE_URL) {
+    const stray = ['DATABASE_DIRECT_URL', 'DATABASE_REPLICA_URLS'].find((name) => env[name]);
+    if (stray)
+      throw new Error(`${stray} is set but DATABASE_URL is not (the embedded database has no pooler or replicas)`);
+  }
+  return {
+    databaseDirectUrl: directUrl,
+    replicaUrls,
+    // Below a few polls of the replicas (every 100 ms) a replica would be skipped at every poll.
+    replicaMaxLagMs: integer('DATABASE_REPLICA_MAX_LAG_MS', env.DATABASE_REPLICA_MAX_LAG_MS, 1000, 300),
+    preparedStatements: oneOf<PreparedStatements>(
+      'DATABASE_PREPARED_STATEMENTS',
+      env.DATABASE_PREPARED_STATEMENTS,
+      ['auto', 'named', 'unnamed'],
+      'auto',
+    ),
   };
 }
 
@@ -163,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // 0 asks the system for a free port (the start line says which).
     port: integer('PORT', env.PORT, 4000, 0),
     databaseUrl: env.DATABASE_URL || undefined,
+    ...servers(env),
     dataDir,
     poolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10),
     graphiql: flag(env.GRAPHIQL, true),

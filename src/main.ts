@@ -97,6 +97,8 @@ Serves GraphQL at http://localhost:$PORT/graphql (GraphiQL in a browser), the le
   PORT            HTTP port (4000; 0 takes a free one)
   DATABASE_URL    a PostgreSQL database, created when missing and the role may; unset: the embedded
                   database under DATA_DIR (./.data), loaded with the demo data on first start
+  DATABASE_DIRECT_URL    PostgreSQL itself when DATABASE_URL is PgBouncer in transaction mode
+  DATABASE_REPLICA_URLS  streaming replicas (comma-separated) that answer query operations
   DEMO_API_KEY    the demo owner's key when the demo data is loaded (random otherwise)
   NODE_ENV        production: GraphiQL never opens with the demo key, no cross-origin calls by default
   CORS_ORIGINS    origins whose browser pages may call the gateway (comma-separated, or *)
@@ -141,6 +143,7 @@ try {
 }
 closeGateway = gateway.close;
 const { kind, location } = database.engine;
+const replicas = database.replicas ? `; reads also on ${database.replicas.set.describe()}` : '';
 server = createGatewayServer(gateway.listener);
 closeWebSockets = serveGraphQLOverWebSocket(server, gateway);
 server.listen(config.port, () => {
@@ -149,7 +152,9 @@ server.listen(config.port, () => {
     ? ''
     : ` (CORS_ORIGINS unset, ${config.production ? 'NODE_ENV=production' : 'not production'})`;
   const cors = `cross-origin calls: ${describeCors(config.corsOrigins)}${unset}`;
-  console.log(`Whiteboard gateway on http://localhost:${port}/graphql (engine: ${kind} at ${location}; ${cors})`);
+  console.log(
+    `Whiteboard gateway on http://localhost:${port}/graphql (engine: ${kind} at ${location}${replicas}; ${cors})`,
+  );
 });
 
 if (config.metricsPort !== undefined) {

@@ -4,52 +4,32 @@ import type { DemoKeys } from '../src/db/seed/keys.js';
 import { openTestDatabase } from './helpers/database.js';
 import { pngBytes, uploadFile } from './helpers/files.js';
 import { subscribeSse, subscribeWs } from './helpers/live.js';
-import { startServer, type ServerProcess } from './helpers/processes.js';
+import { startGateway, type GatewayProcess } from './helpers/processes.js';
 import { rest } from './helpers/rest.js';
-import { postGraphQL, type GraphQLResponse } from './helpers/server.js';
 
 // A fleet shares changes through PostgreSQL's NOTIFY and files through its tables: whatever engine
 // the other files run on, this one makes a database of its own on a PostgreSQL server.
 const postgresServer = process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test';
 
-/** A gateway process, as `npm start` runs it. */
-interface Instance {
-  url: string;
-  graphql: (query: string, variables?: Record<string, unknown>, key?: string) => Promise<GraphQLResponse>;
-  stop(): Promise<void>;
-}
-
 let database: Database;
 let keys: DemoKeys;
 let drop: () => Promise<void>;
-let a: Instance;
-let b: Instance;
+let a: GatewayProcess;
+let b: GatewayProcess;
 let board: { rowId: number; organizationId: number };
-
-async function startInstance(databaseUrl: string): Promise<Instance> {
-  const server: ServerProcess = startServer({ DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '3', PORT: '0' });
-  const url = await server.url;
-  return {
-    url,
-    graphql: (query, variables, key = keys.owner) => postGraphQL(url, query, variables, key),
-    async stop() {
-      server.child.kill('SIGTERM');
-      expect(await server.exit).toBe(0);
-    },
-  };
-}
 
 beforeAll(async () => {
   const opened = await openTestDatabase(postgresServer);
   ({ database, keys, drop } = opened);
-  [a, b] = await Promise.all([startInstance(opened.url!), startInstance(opened.url!)]);
+  const env = { DATABASE_URL: opened.url!, DATABASE_POOL_SIZE: '3' };
+  [a, b] = await Promise.all([startGateway(env, keys), startGateway(env, keys)]);
   const boards = await a.graphql(
     '{ whiteboards(first: 1, orderBy: [{ field: id, direction: ASC }]) { edges { node { rowId organizationId } } } }',
   );
   board = boards.data!.whiteboards.edges[0].node;
 });
 afterAll(async () => {
-  await Promise.all([a?.stop(), b?.stop()]);
+  expect(await Promise.all([a?.stop(), b?.stop()])).toEqual([0, 0]);
   await drop?.();
 });
 

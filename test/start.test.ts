@@ -19,6 +19,16 @@ describe('start-up and shutdown', () => {
     const embedded = start({ DATA_DIR: '/tmp/unused', PORT: '0', ROW_LEVEL_SECURITY: 'true' });
     expect(await embedded.exit).toBe(1);
     expect(embedded.lines.err).toEqual(['error: ROW_LEVEL_SECURITY needs PostgreSQL: set DATABASE_URL as well']);
+    const pooled = start({
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:6432/db',
+      DATABASE_DIRECT_URL: 'postgresql://postgres@127.0.0.1:5432/db',
+      PORT: '0',
+      ROW_LEVEL_SECURITY: 'true',
+    });
+    expect(await pooled.exit).toBe(1);
+    expect(pooled.lines.err).toEqual([
+      'error: ROW_LEVEL_SECURITY cannot run behind a pooler in transaction mode (DATABASE_DIRECT_URL is set)',
+    ]);
     // The server's superuser, as CI connects: its statements would pass the policies unseen.
     const superuser = start({ DATABASE_URL: postgresServerUrl(), PORT: '0', ROW_LEVEL_SECURITY: 'true' });
     expect(await superuser.exit).toBe(1);

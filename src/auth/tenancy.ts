@@ -6,9 +6,10 @@ import type { Principal } from './principal.js';
 
 /**
  * The models of the graph; file chunks are reached only by their unguessable file name
- * (src/files/db-store.ts), and rate-limit buckets only by the limiter (src/http/rate-limit/).
+ * (src/files/db-store.ts), rate-limit buckets only by the limiter (src/http/rate-limit/), and read
+ * fences only by the replicas' routing (src/db/read-fence.ts).
  */
-export type ModelName = Exclude<keyof PrismaTypes & string, 'FileChunk' | 'RateLimitBucket'>;
+export type ModelName = Exclude<keyof PrismaTypes & string, 'FileChunk' | 'RateLimitBucket' | 'ReadFence'>;
 
 /**
  * The relation path from each model to the organization it belongs to: every row belongs to one,

@@ -4,25 +4,32 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapterFactory, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { PreparedStatements } from '../config.js';
 import { creatingMissingDatabase } from './create-database.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { shareOverSocket, type SharedDatabase } from './pglite-socket.js';
+import { preparedMode, statementNames } from './prepared.js';
 import { ScopedClient } from './row-security.js';
 import { DatabaseStartError } from './start-error.js';
 
 export { DatabaseStartError };
 
-/** A database the gateway can run on: the driver adapter Prisma and the schema engine share, and how to close it. */
+/** A database the gateway can run on: the driver adapters of Prisma and of the schema engine, and how to close it. */
 export interface DatabaseEngine {
   kind: 'pglite' | 'postgres';
+  /** The schema engine's (migrations): on a session of its own, never through a pooler. */
   adapter: SqlMigrationAwareDriverAdapterFactory;
+  /** Prisma's queries: the pool on DATABASE_URL; `adapter` where there is no pooler. */
+  queryAdapter: SqlDriverAdapterFactory;
   /** Where the data lives, for messages: a directory or host:port/database. */
   location: string;
   /** Runs one statement outside Prisma (for the migrations check before Prisma's engines are loaded). */
   query<Row>(sql: string): Promise<Row[]>;
   /** Runs one parameterized statement of the gateway's own (a read plan); rows as arrays of column values. */
   queryRows(sql: string, args: unknown[]): Promise<unknown[][]>;
+  /** What `queryRows` prepares statements as on PostgreSQL (replicas follow it); none on the embedded database. */
+  statementNames?: (sql: string) => string | undefined;
   /**
    * Calls `onPayload` with the payload of every notification on `channel` (LISTEN/NOTIFY) until the
    * engine closes; with `undefined` after a lost connection, when some may have been missed.
@@ -35,8 +42,15 @@ export interface DatabaseEngine {
 
 const RELISTEN_DELAY_MS = 1_000;
 
-/** Distinct statements prepared on each PostgreSQL connection; others are planned at every run. */
-const MAX_PREPARED_STATEMENTS = 500;
+/** Runs a statement of the gateway's own on `pool`, prepared under the name `names` gives it (if any); rows as arrays. */
+export async function queryRows(
+  pool: pg.Pool,
+  names: (sql: string) => string | undefined,
+  sql: string,
+  args: unknown[],
+): Promise<unknown[][]> {
+  return (await pool.query({ name: names(sql), text: sql, values: args, rowMode: 'array' })).rows;
+}
 
 // mkdirSync's `recursive` loops forever under /proc on Node 20; walking up by hand fails cleanly instead.
 function makeDirectory(path: string): void {
@@ -83,9 +97,11 @@ export async function openPglite(dataDir: string | undefined, { share = false } 
     throw error;
   }
   const pglite = client;
+  const adapter = new PrismaPGlite(pglite);
   return {
     kind: 'pglite',
-    adapter: new PrismaPGlite(pglite),
+    adapter,
+    queryAdapter: adapter,
     location,
     query: async <Row>(sql: string) => (await pglite.query<Row>(sql)).rows,
     queryRows: async (sql, args) => (await pglite.query<unknown[]>(sql, args, { rowMode: 'array' })).rows,
@@ -100,32 +116,52 @@ export function describeUrl(url: string): string {
   return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
 }
 
-export async function openPostgres(url: string, poolSize: number): Promise<DatabaseEngine> {
-  // One pool of our own, shared by Prisma and the schema engine, so closing it ends every connection.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: ScopedClient });
-  const location = describeUrl(url);
+/** How the gateway reaches a PostgreSQL server. */
+export interface PostgresSettings {
+  url: string;
+  /** PostgreSQL itself when `url` is a pooler in transaction mode: sessions (LISTEN, migrations) go there. */
+  directUrl?: string;
+  poolSize: number;
+  preparedStatements?: PreparedStatements;
+}
+
+/** A first statement on `pool`, or a start error naming where PostgreSQL could not be reached. */
+async function reach(pool: pg.Pool, url: string): Promise<void> {
   try {
     await creatingMissingDatabase(url, () => pool.query('SELECT 1'));
   } catch (error) {
-    await pool.end();
     if (error instanceof DatabaseStartError) throw error;
     const reason = error instanceof Error && error.message ? `: ${error.message.split('\n')[0]}` : '';
-    throw new DatabaseStartError(`cannot reach PostgreSQL at ${location}${reason}`);
+    throw new DatabaseStartError(`cannot reach PostgreSQL at ${describeUrl(url)}${reason}`);
   }
+}
+
+export async function openPostgres(settings: PostgresSettings): Promise<DatabaseEngine> {
+  const { url, directUrl = url, poolSize } = settings;
+  const pooled = directUrl !== url;
+  // Pools of our own, shared by Prisma and the schema engine, so closing them ends every connection.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: ScopedClient });
+  // Sessions through a pooler in transaction mode would change server connection between transactions.
+  const sessions = pooled ? new pg.Pool({ connectionString: directUrl, max: 2 }) : pool;
+  let mode: 'named' | 'unnamed';
+  try {
+    // The database is created on PostgreSQL itself: a pooler names only databases it is told of.
+    if (pooled) await reach(sessions, directUrl);
+    await reach(pool, url);
+    mode = await preparedMode(settings.preparedStatements ?? 'auto', pool, pooled);
+  } catch (error) {
+    await Promise.all([pool.end(), pooled && sessions.end()]);
+    throw error;
+  }
+  const names = statementNames(mode);
+  const location = pooled
+    ? `${describeUrl(url)} (a pooler; sessions at ${describeUrl(directUrl)}; read plans ${mode})`
+    : describeUrl(url) + (mode === 'unnamed' ? ' (read plans unnamed)' : '');
   const listeners: pg.Client[] = [];
   let closed = false;
-  // Read plans repeat a few statement texts with other values: prepared once per connection, PostgreSQL
-  // plans each once (planning was as long as running for a one-board read). Bounded, so a stream of
-  // distinct operations cannot grow every connection without end.
-  const prepared = new Map<string, string>();
-  const statementName = (sql: string) => {
-    let name = prepared.get(sql);
-    if (!name && prepared.size < MAX_PREPARED_STATEMENTS) prepared.set(sql, (name = `read_plan_${prepared.size}`));
-    return name;
-  };
   /** A connection of its own per channel (a pooled one would be handed to queries); reconnects after a loss. */
   async function listen(channel: string, onPayload: (payload: string | undefined) => void): Promise<void> {
-    const client = new pg.Client({ connectionString: url });
+    const client = new pg.Client({ connectionString: directUrl });
     client.on('notification', (message) => onPayload(message.payload));
     client.on('error', () => {
       if (listeners.includes(client)) listeners.splice(listeners.indexOf(client), 1);
@@ -143,19 +179,21 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
     listeners.push(client);
     await client.query(`LISTEN "${channel}"`);
   }
+  const queryAdapter = new PrismaPg(pool);
   return {
     kind: 'postgres',
-    adapter: new PrismaPg(pool),
+    adapter: pooled ? new PrismaPg(sessions) : queryAdapter,
+    queryAdapter,
     location,
     query: async <Row>(sql: string) => (await pool.query(sql)).rows as Row[],
-    queryRows: async (sql, args) =>
-      (await pool.query({ name: statementName(sql), text: sql, values: args, rowMode: 'array' })).rows,
+    queryRows: (sql, args) => queryRows(pool, names, sql, args),
+    statementNames: names,
     listen,
     pool,
     async close() {
       closed = true;
       await Promise.all(listeners.map((client) => client.end()));
-      await pool.end();
+      await Promise.all([pool.end(), pooled && sessions.end()]);
     },
   };
 }

@@ -4,6 +4,8 @@ import { applyMigrations, hasPendingMigrations } from './migrate.js';
 import { countStatement } from '../observability/requests.js';
 import { traceStatement, tracing } from '../observability/tracing.js';
 import { openEngine, type DatabaseSettings, type DatabaseUser } from './open-engine.js';
+import { replicaReads, routed, routedAdapter, type ReplicaReads } from './read-routing.js';
+import { ReplicaSet } from './replicas.js';
 
 export type Prisma = PrismaClient<'query'>;
 
@@ -18,6 +20,8 @@ export interface Database {
    * compile and map it first (about 0.5 ms of CPU a statement) and cannot prepare it.
    */
   queryRows(sql: string, args: unknown[]): Promise<unknown[][]>;
+  /** The streaming replicas that answer query operations (a server with DATABASE_REPLICA_URLS); undefined: everything on the primary. */
+  replicas: ReplicaReads | undefined;
   close(): Promise<void>;
 }
 
@@ -33,26 +37,57 @@ export function prisma(): Prisma {
   return db().prisma;
 }
 
+/** The replicas of DATABASE_REPLICA_URLS, for a server on PostgreSQL; polled from now on. */
+function openReplicas(settings: DatabaseSettings, engine: DatabaseEngine): ReplicaSet | undefined {
+  if (!settings.replicaUrls?.length || !engine.statementNames) return undefined;
+  const set = new ReplicaSet(
+    settings.replicaUrls,
+    settings.poolSize ?? 10,
+    settings.replicaMaxLagMs ?? 1000,
+    engine.queryRows,
+    engine.statementNames,
+  );
+  set.start();
+  return set;
+}
+
 /** Opens the configured engine (see openEngine), applies pending migrations, and makes it the process's database. */
 export async function openDatabase(settings: DatabaseSettings, user: DatabaseUser = 'tool'): Promise<Database> {
   const engine = await openEngine(settings, user);
   if (await hasPendingMigrations(engine)) await applyMigrations(engine.adapter);
-  const client: Prisma = new PrismaClient({ adapter: engine.adapter, log: [{ emit: 'event', level: 'query' }] });
+  // Only a server answers query operations; the command-line tools write.
+  const set = user === 'server' ? openReplicas(settings, engine) : undefined;
+  const client: Prisma = new PrismaClient({
+    adapter: set ? routedAdapter(engine.queryAdapter, set) : engine.queryAdapter,
+    log: [{ emit: 'event', level: 'query' }],
+  });
   // Each statement also counts for the HTTP request it runs for (its log line and metrics).
   const onQuery = new Set<(sql: string) => void>([countStatement]);
   client.$on('query', (event) => {
     for (const listener of onQuery) listener(event.query);
   });
+  const run = set
+    ? (sql: string, args: unknown[]) =>
+        routed(
+          set,
+          (replica) => set.queryRows(replica, sql, args),
+          () => engine.queryRows(sql, args),
+        )
+    : engine.queryRows;
+  /** A statement of the gateway's own, told to `onQuery` like Prisma's. */
+  const counted = (query: (sql: string, args: unknown[]) => Promise<unknown[][]>) => (sql: string, args: unknown[]) => {
+    for (const listener of onQuery) listener(sql);
+    return tracing() ? traceStatement(sql, () => query(sql, args)) : query(sql, args);
+  };
   const database: Database = {
     engine,
     prisma: client,
     onQuery,
-    queryRows(sql, args) {
-      for (const listener of onQuery) listener(sql);
-      return tracing() ? traceStatement(sql, () => engine.queryRows(sql, args)) : engine.queryRows(sql, args);
-    },
+    queryRows: counted(run),
+    replicas: set && replicaReads(set, counted(engine.queryRows)),
     async close() {
       await client.$disconnect();
+      await set?.close();
       await engine.close();
       if (current === database) current = undefined;
     },

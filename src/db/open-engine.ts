@@ -13,13 +13,30 @@ import { DatabaseStartError } from './start-error.js';
  */
 export type DatabaseUser = 'server' | 'tool';
 
-export type DatabaseSettings = Partial<Pick<Config, 'databaseUrl' | 'dataDir' | 'poolSize' | 'rowLevelSecurity'>>;
+export type DatabaseSettings = Partial<
+  Pick<
+    Config,
+    | 'databaseUrl'
+    | 'databaseDirectUrl'
+    | 'dataDir'
+    | 'poolSize'
+    | 'preparedStatements'
+    | 'replicaUrls'
+    | 'replicaMaxLagMs'
+    | 'rowLevelSecurity'
+  >
+>;
 
 /** The configured engine: PostgreSQL at DATABASE_URL, else the embedded database (in memory when no data directory is given). */
 export async function openEngine(settings: DatabaseSettings, user: DatabaseUser): Promise<DatabaseEngine> {
   const { databaseUrl, dataDir } = settings;
   if (databaseUrl) {
-    const engine = await openPostgres(databaseUrl, settings.poolSize ?? 10);
+    const engine = await openPostgres({
+      url: databaseUrl,
+      directUrl: settings.databaseDirectUrl,
+      poolSize: settings.poolSize ?? 10,
+      preparedStatements: settings.preparedStatements,
+    });
     // Before any migration: a start that is refused changes nothing.
     const bypass = settings.rowLevelSecurity ? await rowSecurityBypass(engine) : undefined;
     if (!bypass) return engine;
@@ -34,7 +51,7 @@ export async function openEngine(settings: DatabaseSettings, user: DatabaseUser)
 async function joinServer(dataDir: string, pid: number): Promise<DatabaseEngine> {
   try {
     // One connection: PGlite is one session, which a second connection could only wait for.
-    const engine = await openPostgres(socketUrl(dataDir), 1);
+    const engine = await openPostgres({ url: socketUrl(dataDir), poolSize: 1 });
     return { ...engine, location: `${join(dataDir, 'pglite')} (through the server, process ${pid})` };
   } catch (error) {
     // Nothing answers on the socket: the holder is another tool, or a server still starting.

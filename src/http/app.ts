@@ -23,6 +23,7 @@ import { OPENAPI_PATH, restApi } from '../rest/index.js';
 import { corsRules, withCors } from './cors.js';
 import { unavailable } from '../rest/errors.js';
 import { useReadPlans } from '../read-plans/plugin.js';
+import { useReadReplicas } from './read-replicas.js';
 import { useRowLevelSecurity } from './row-level-security.js';
 import { createRateLimits } from './rate-limit/index.js';
 import { useRateLimits } from './rate-limit/plugin.js';
@@ -102,7 +103,12 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
   // Each instance listens for committed changes on its own, and fans them out to its subscribers.
   const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey);
   const metrics = metricsOn(config);
-  if (metrics) collectMetrics({ pool: () => db().engine.pool, subscriptions: () => live.size });
+  if (metrics)
+    collectMetrics({
+      pool: () => db().engine.pool,
+      replicas: () => db().replicas?.set.status(),
+      subscriptions: () => live.size,
+    });
   const measure = operationMeasure(config);
   const rateLimits = config.rateLimit && createRateLimits(config.rateLimit, measure);
   const trustedDocuments = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : undefined;
@@ -120,7 +126,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     cors: false,
     renderGraphiQL,
     logging: yogaLogger(),
-    // Read plans come last: an operation they answer has passed every limit and argument check first.
+    // Read plans come last but for the replicas' read around them: an operation they answer has passed every limit and argument check first.
     plugins: [
       ...observabilityPlugins({ metrics }),
       ...(trustedDocuments ? [useTrustedDocuments(trustedDocuments)] : []),
@@ -132,6 +138,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
       ...(config.introspection ? [] : [disableIntrospection]),
       storableArguments(),
       ...(config.readPlans ? [useReadPlans()] : []),
+      ...(config.replicaUrls.length ? [useReadReplicas()] : []),
       ...(config.rowLevelSecurity ? [useRowLevelSecurity()] : []),
     ],
   });

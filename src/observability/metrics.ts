@@ -47,6 +47,7 @@ const errorsByCode = new Counter({
 /** What the gauges read when scraped; set by the app that owns the database and the subscriptions. */
 interface Sources {
   pool?(): { totalCount: number; idleCount: number; waitingCount: number } | undefined;
+  replicas?(): { location: string; lagMs: number; usable: boolean }[] | undefined;
   subscriptions?(): number;
 }
 const sources: Sources = {};
@@ -78,6 +79,31 @@ new Gauge({
     this.reset();
     const pool = sources.pool?.();
     if (pool) this.set(pool.waitingCount);
+  },
+});
+
+new Gauge({
+  name: 'db_replica_lag_seconds',
+  help: 'How far each read replica is behind the primary (time since it last held everything the primary had written)',
+  labelNames: ['replica'],
+  registers,
+  collect() {
+    this.reset();
+    for (const replica of sources.replicas?.() ?? []) {
+      // A replica never seen caught up has no finite lag; +Inf is what Prometheus keeps of it.
+      this.set({ replica: replica.location }, replica.lagMs / 1000);
+    }
+  },
+});
+
+new Gauge({
+  name: 'db_replica_usable',
+  help: 'Whether each read replica answers reads now (1) or is left out, as it lags or does not answer (0)',
+  labelNames: ['replica'],
+  registers,
+  collect() {
+    this.reset();
+    for (const replica of sources.replicas?.() ?? []) this.set({ replica: replica.location }, Number(replica.usable));
   },
 });
 

@@ -21,17 +21,24 @@ function programPath(program: string): string {
   return found ?? program;
 }
 
-// initdb and postgres refuse to run as root: under root they run as the postgres user.
+// initdb, postgres and pgbouncer refuse to run as root: under root they run as the postgres user.
 const asRoot = process.getuid?.() === 0;
 
-async function runProgram(program: string, args: string[]): Promise<void> {
-  const [file, argv] = asRoot
-    ? ['runuser', ['-u', 'postgres', '--', programPath(program), ...args]]
-    : [programPath(program), args];
+/** Runs a server program (a path, or a name looked up as programPath does) to its end, as the postgres user under root. */
+export async function runProgram(program: string, args: string[]): Promise<void> {
+  const path = program.includes('/') ? program : programPath(program);
+  const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', path, ...args]] : [path, args];
   await run(file, argv, { timeout: 30_000 });
 }
 
-function freePort(): Promise<number> {
+/** A directory of its own under the system's temporary one, which the server programs may write. */
+export async function serverDirectory(prefix: string): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), prefix));
+  if (asRoot) await run('chown', ['postgres:', directory]);
+  return directory;
+}
+
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.on('error', reject);
@@ -45,6 +52,7 @@ function freePort(): Promise<number> {
 export interface PrivateCluster {
   /** postgresql://postgres@127.0.0.1:<port>/postgres */
   url: string;
+  port: number;
   start(): Promise<void>;
   /** A fast shutdown: open sessions are ended, as when a server goes down under its clients. */
   stop(): Promise<void>;
@@ -52,21 +60,21 @@ export interface PrivateCluster {
   remove(): Promise<void>;
 }
 
-/**
- * A PostgreSQL cluster of the test's own, in a temporary directory on a free port, so it can be
- * stopped and started without disturbing the server other test files share. Anything that fails
- * here throws: a test that needs it fails rather than skips.
- */
-export async function createPrivateCluster(): Promise<PrivateCluster> {
-  const directory = await mkdtemp(join(tmpdir(), 'gateway-pg-'));
-  if (asRoot) await run('chown', ['postgres:', directory]);
+/** Server settings (`-c name=value`) beyond those every private cluster has. */
+export type ServerSettings = Record<string, string>;
+
+/** The cluster whose files are in `directory`/data, served on a free port. */
+async function clusterIn(directory: string, settings: ServerSettings): Promise<PrivateCluster> {
   const data = join(directory, 'data');
-  await runProgram('initdb', ['-D', data, '--username=postgres', '--auth=trust', '--encoding=UTF8', '--no-sync']);
   const port = await freePort();
-  const options = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const options = [
+    `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off`,
+    ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`),
+  ].join(' ');
   let running = false;
   const cluster: PrivateCluster = {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    port,
     async start() {
       await runProgram('pg_ctl', ['-D', data, '-l', join(directory, 'server.log'), '-o', options, '-w', 'start']);
       running = true;
@@ -81,4 +89,27 @@ export async function createPrivateCluster(): Promise<PrivateCluster> {
     },
   };
   return cluster;
+}
+
+/**
+ * A PostgreSQL cluster of the test's own, in a temporary directory on a free port, so it can be
+ * stopped and started without disturbing the server other test files share. Anything that fails
+ * here throws: a test that needs it fails rather than skips.
+ */
+export async function createPrivateCluster(settings: ServerSettings = {}): Promise<PrivateCluster> {
+  const directory = await serverDirectory('gateway-pg-');
+  const data = join(directory, 'data');
+  await runProgram('initdb', ['-D', data, '--username=postgres', '--auth=trust', '--encoding=UTF8', '--no-sync']);
+  return clusterIn(directory, settings);
+}
+
+/**
+ * A streaming replica of the running `primary`, copied by `pg_basebackup -R` (which writes
+ * standby.signal and the connection to the primary), with the same settings; not started yet.
+ */
+export async function createReplica(primary: PrivateCluster, settings: ServerSettings = {}): Promise<PrivateCluster> {
+  const directory = await serverDirectory('gateway-pg-replica-');
+  const args = ['-D', join(directory, 'data'), '-R', '-X', 'stream', '--no-sync', '-c', 'fast'];
+  await runProgram('pg_basebackup', [...args, '-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres']);
+  return clusterIn(directory, settings);
 }

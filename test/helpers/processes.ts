@@ -1,6 +1,8 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DemoKeys } from '../../src/db/seed/keys.js';
+import { postGraphQL, type GraphQLResponse } from './server.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const startScript: string = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
@@ -37,6 +39,33 @@ export function startServer(env: Record<string, string>): ServerProcess {
   url.catch(() => {});
   child.stderr.on('data', (chunk: Buffer) => lines.err.push(...chunk.toString().split('\n').filter(Boolean)));
   return { child, lines, url, exit };
+}
+
+/** A gateway process on a free port over a seeded database, whose demo keys it is given. */
+export interface GatewayProcess {
+  url: string;
+  keys: DemoKeys;
+  server: ServerProcess;
+  /** Sends a GraphQL operation, with the demo owner's key unless another (or null) is given. */
+  graphql(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<GraphQLResponse>;
+  /** Stops it as an operator would (SIGTERM); resolves with its exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts the server as `npm start` does, with `env` beside PORT=0, and waits until it serves. */
+export async function startGateway(env: Record<string, string>, keys: DemoKeys): Promise<GatewayProcess> {
+  const server = startServer({ ...env, PORT: '0' });
+  const url = await server.url;
+  return {
+    url,
+    keys,
+    server,
+    graphql: (query, variables, key = keys.owner) => postGraphQL(url, query, variables, key),
+    stop() {
+      server.child.kill('SIGTERM');
+      return server.exit;
+    },
+  };
 }
 
 /** Runs `npm run <script> -- <args>` as a user would; resolves with its output and exit code. */
