@@ -110,7 +110,7 @@ const models = getDatamodel().datamodel.models;
 
 const isOrganizationScoped = (model: ModelName): model is OrganizationScopedModel => model in organizationPaths;
 
-/** The model a relation of `model` reaches, and the relation field itself (Prisma's datamodel). */
+/** The model a relation of `model` reaches (Prisma's datamodel). */
 export function relationTarget(model: ModelName, relation: string): ModelName {
   const field = models[model].fields.find((candidate) => candidate.name === relation);
   if (field?.kind !== 'object') throw new Error(`${model}.${relation} is not a relation`);
