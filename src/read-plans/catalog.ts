@@ -1,5 +1,5 @@
 import type { ModelName } from '../auth/tenancy.js';
-import type { Prisma } from '../db/index.js';
+import { prisma, type Prisma } from '../db/index.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 
 /** A scalar column of a model: its name in the database and how Prisma types it. */
@@ -87,5 +87,13 @@ export function buildCatalog(client: Prisma): Map<ModelName, ModelTable> {
     }
     catalog.set(model as ModelName, { table: runtime.models[model].dbName ?? model, columns, joins });
   }
+  return catalog;
+}
+
+let catalog: Map<ModelName, ModelTable> | undefined;
+
+/** The catalog of the process's Prisma client, built on first use: read plans and one-statement writes share it. */
+export function modelCatalog(): Map<ModelName, ModelTable> {
+  catalog ??= buildCatalog(prisma());
   return catalog;
 }

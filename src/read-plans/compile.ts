@@ -13,12 +13,11 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { isDeepStrictEqual } from 'node:util';
-import { relationTenancy, type ModelName } from '../auth/tenancy.js';
+import { relationTenancy, tenancyWhere, visibleRowsWhere, type ModelName } from '../auth/tenancy.js';
 import { principalOf, type Context } from '../schema/context.js';
-import { defaultPageSize, maxPageSize } from '../schema/pagination.js';
 import type { Column, ModelTable } from './catalog.js';
 import type { ReadPlanExtension } from './extensions.js';
-import { collectFields, type SelectionScope } from './selection.js';
+import { collectFields, subfields, type SelectionScope } from './selection.js';
 import {
   base64Of,
   columnOf,
@@ -32,7 +31,10 @@ import {
   quote,
   quoted,
 } from './sql.js';
-import { allOf, orderSql, Unplannable, whereSql, type WhereScope } from './where.js';
+import { globalIdParts } from './identifiers.js';
+import { pastCursor, windowOf, type PageArgs, type Window } from './pages.js';
+import { Slot } from './template.js';
+import { allOf, orderKeys, orderSql, Unplannable, whereSql, type WhereScope } from './where.js';
 
 /** One statement answering a whole query operation: a column of JSON text per root response key. */
 export interface Statement {
@@ -45,14 +47,22 @@ interface PlanScope extends WhereScope, SelectionScope {
   context: Context;
 }
 
-/** A page of rows of `model`: the condition over an alias, Prisma's order, and the window. */
+/** A page of rows of `model`: the condition over an alias, Prisma's order, the window and the rows skipped before it. */
 interface Page {
   model: ModelName;
   where(alias: string): string;
   orderBy: unknown;
-  limit: number;
+  window: Window;
   offset: number;
+  /**
+   * Prisma pages a relation in memory, per parent row, from the cursor row's place among that
+   * parent's rows: a cursor row that is not among them gives an empty page. A root list, and the
+   * to-many relations of a row read alone (`single`), page in SQL.
+   */
+  cursorAmongRows: boolean;
 }
+
+type Rows = ReturnType<Planner['rows']>;
 
 // biome-ignore lint/suspicious/noExplicitAny: graphql-js types extensions as unknown; Pothos's entries here are its own untyped shapes
 type Extensions = Record<string, any> | undefined | null;
@@ -83,7 +93,7 @@ function attempt<T>(work: () => T): T {
     return work();
   } catch (error) {
     if (error instanceof Unplannable) throw error;
-    throw new Unplannable(String(error));
+    throw new Unplannable(`bad input, for the resolvers to report: ${(error as Error).message}`);
   }
 }
 
@@ -133,20 +143,26 @@ class Planner {
     return this.scope.catalog.get(model)!;
   }
 
-  /** A JSON object of the fields `nodes` select on a row of `model` under `alias`. */
-  object(type: GraphQLObjectType, nodes: readonly FieldNode[], model: ModelName, alias: string): string {
+  /**
+   * A JSON object of the fields `nodes` select on a row of `model` under `alias`; `single` when Prisma
+   * reads that row alone (with findUnique), whose to-many relations it pages in SQL rather than per
+   * parent row in memory (Page). A to-one relation of such a row is loaded as any other.
+   */
+  object(
+    type: GraphQLObjectType,
+    nodes: readonly FieldNode[],
+    model: ModelName,
+    alias: string,
+    single = false,
+  ): string {
     checkNoScopes(type.extensions, type.name);
-    const fields = collectFields(
-      this.scope,
-      type,
-      nodes.map((node) => node.selectionSet),
-    );
+    const fields = subfields(this.scope, type, nodes);
     return jsonObject(
-      [...fields].map(([key, selected]): [string, string] => [key, this.field(type, selected, model, alias)]),
+      [...fields].map(([key, selected]): [string, string] => [key, this.field(type, selected, model, alias, single)]),
     );
   }
 
-  private field(type: GraphQLObjectType, nodes: FieldNode[], model: ModelName, alias: string): string {
+  private field(type: GraphQLObjectType, nodes: FieldNode[], model: ModelName, alias: string, single: boolean): string {
     const name = nodes[0].name.value;
     if (name === '__typename') return jsonLiteral(type.name);
     const definition = type.getFields()[name];
@@ -164,7 +180,7 @@ class Planner {
     if (name === 'id' && identified && 'globalIdField' in identified)
       return quoted(base64Of(`${type.name}:`, column(identified.globalIdField)));
     if (extensions?.pothosPrismaRelationField || (plan && 'relation' in plan))
-      return this.relation(definition, nodes, model, alias);
+      return this.relation(definition, nodes, model, alias, single);
     throw new Unplannable(`${type.name}.${name} has a resolver`);
   }
 
@@ -174,17 +190,24 @@ class Planner {
    */
   private relationQuery(definition: GraphQLField<unknown, unknown>, nodes: FieldNode[], relation: string) {
     const extensions = definition.extensions as NonNullable<Extensions>;
+    const args = attempt(() => getArgumentValues(definition, nodes[0], this.scope.variables));
+    // The cursor is the planner's (windowOf): the field's `query` only limits it (withCursor), which the join does.
+    const { after: _after, before: _before, ...withoutCursor } = args;
     const query = attempt(() => {
-      const args = getArgumentValues(definition, nodes[0], this.scope.variables);
       const nested = (raw: unknown) =>
-        raw === true ? {} : typeof raw === 'function' ? raw(args, this.scope.context) : raw;
-      const selection = extensions.pothosPrismaSelect(args, this.scope.context, nested, () => new Map([['edges', {}]]));
+        raw === true ? {} : typeof raw === 'function' ? raw(withoutCursor, this.scope.context) : raw;
+      const selection = extensions.pothosPrismaSelect(
+        withoutCursor,
+        this.scope.context,
+        nested,
+        () => new Map([['edges', {}]]),
+      );
       return (selection?.select ?? selection?.include)?.[relation];
     });
     if (query === undefined || typeof query?.then === 'function')
       throw new Unplannable(`relation ${relation} is loaded apart`);
     // biome-ignore lint/suspicious/noExplicitAny: Prisma arguments as Pothos planned them; where.ts checks what it translates
-    return (query === true ? {} : query) as Record<string, any>;
+    return { args: args as PageArgs, query: (query === true ? {} : query) as Record<string, any> };
   }
 
   /**
@@ -224,6 +247,7 @@ class Planner {
     nodes: FieldNode[],
     model: ModelName,
     alias: string,
+    single: boolean,
   ): string {
     const extensions = definition.extensions as NonNullable<Extensions>;
     const plan = planOf(extensions);
@@ -231,7 +255,8 @@ class Planner {
     const relation: string = loaded ? plan.relation : extensions.pothosPrismaRelationField.name;
     // A resolver of the field's own decides what it answers; only the planned forms are translated.
     if (extensions.pothosPrismaFallback) throw new Unplannable(`relation ${relation} has a resolver`);
-    const { where, orderBy, take, skip, ...rest } = loaded ? {} : this.relationQuery(definition, nodes, relation);
+    const { args, query } = loaded ? { args: {}, query: {} } : this.relationQuery(definition, nodes, relation);
+    const { where, orderBy, take, skip, ...rest } = query;
     const { join, tenancy, conditions } = this.join(model, relation, alias, where);
     const named = getNamedType(definition.type);
     if (Object.keys(rest).length || !isObjectType(named)) throw new Unplannable(`relation ${relation}`);
@@ -251,62 +276,163 @@ class Planner {
       );
     }
     if (!named.getFields().edges) throw new Unplannable(`relation ${relation}`);
-    // Pothos asks one row more than the page to learn whether another follows.
-    const page: Page = {
+    const window = windowOf(args);
+    // Pothos asks one row more than the page to learn whether another follows, from the end when backward.
+    if (take !== (window.size + 1) * (window.last ? -1 : 1) || (skip ?? 0) !== 0)
+      throw new Unplannable(`relation ${relation} pages otherwise`);
+    return this.connection(named, nodes, {
       model: join.target,
       where: conditions,
       orderBy,
-      limit: integer(take, 1, maxPageSize + 1) - 1,
-      offset: integer(skip ?? 0, 0, 0),
-    };
-    return this.connection(named, nodes, page);
+      window,
+      offset: 0,
+      cursorAmongRows: !single,
+    });
   }
 
-  /** A Relay connection over a page: `totalCount`, and `edges` with `node` and `cursor`. */
+  /** A Relay connection over a page: `totalCount`, `pageInfo`, and `edges` with `node` and `cursor`. */
   connection(type: GraphQLObjectType, nodes: readonly FieldNode[], page: Page): string {
-    const { table } = this.table(page.model);
-    const entries = [
-      ...collectFields(
-        this.scope,
-        type,
-        nodes.map((node) => node.selectionSet),
-      ),
-    ].map(([key, selected]): [string, string] => {
+    const table = this.table(page.model);
+    const rows = this.rows(page);
+    const cursorOf = (row: string) => quoted(base64Of('GPC:N:', columnOf(row, table.columns.get('id')!.name)));
+    const entries = [...subfields(this.scope, type, nodes)].map(([key, selected]): [string, string] => {
       const name = selected[0].name.value;
       if (name === '__typename') return [key, jsonLiteral(type.name)];
       const counted = this.scope.alias();
       if (name === 'totalCount')
-        return [key, `(SELECT count(*) FROM ${quote(table)} ${counted} WHERE ${page.where(counted)})::text`];
+        return [key, `(SELECT count(*) FROM ${quote(table.table)} ${counted} WHERE ${page.where(counted)})::text`];
       if (name === 'edges')
-        return [key, this.edges(getNamedType(type.getFields().edges.type) as GraphQLObjectType, selected, page)];
+        return [
+          key,
+          this.edges(
+            getNamedType(type.getFields().edges.type) as GraphQLObjectType,
+            selected,
+            page.model,
+            rows,
+            cursorOf,
+          ),
+        ];
+      if (name === 'pageInfo')
+        return [
+          key,
+          this.pageInfo(getNamedType(type.getFields().pageInfo.type) as GraphQLObjectType, selected, rows, cursorOf),
+        ];
       throw new Unplannable(`${type.name}.${name}`);
     });
     return jsonObject(entries);
   }
 
-  private edges(type: GraphQLObjectType, nodes: readonly FieldNode[], page: Page): string {
+  /**
+   * The rows of a page as SQL: those of the page's condition, past the cursor row when there is one,
+   * in the page's order (turned around for a backward page), the window's size after the offset
+   * (and the cursor row, which Prisma skips); and whether rows follow the window (Pothos asks one more).
+   */
+  private rows(page: Page) {
     const table = this.table(page.model);
+    const { window } = page;
+    const keys = orderKeys(table, page.orderBy);
+    const skip = page.offset + (window.cursor === undefined ? 0 : 1);
+    let cursor: string | undefined;
+    const condition = (alias: string) => {
+      if (window.cursor === undefined) return page.where(alias);
+      cursor ??= this.scope.params.add(window.cursor, 'int');
+      // A cursor of a row the caller may not see names no row: an empty page (cursorOf in the schema).
+      const row = this.scope.alias();
+      const visible = whereSql(this.scope, page.model, row, tenancyWhere(page.model, principalOf(this.scope.context)));
+      const past = pastCursor(alias, row, keys, window.backward);
+      const among = page.cursorAmongRows ? page.where(row) : 'TRUE';
+      return allOf([
+        page.where(alias),
+        `EXISTS (SELECT 1 FROM ${quote(table.table)} ${row} WHERE ${allOf([`${columnOf(row, 'id')} = ${cursor}`, visible, among, past])})`,
+      ]);
+    };
+    return {
+      window,
+      keys,
+      select: (alias: string) =>
+        `SELECT * FROM ${quote(table.table)} ${alias} WHERE ${condition(alias)} ORDER BY ${orderSql(alias, keys, window.backward)} LIMIT ${window.size} OFFSET ${skip}`,
+      more: (alias: string) =>
+        `EXISTS (SELECT 1 FROM ${quote(table.table)} ${alias} WHERE ${condition(alias)} OFFSET ${skip + window.size})`,
+    };
+  }
+
+  private edges(
+    type: GraphQLObjectType,
+    nodes: readonly FieldNode[],
+    model: ModelName,
+    rows: Rows,
+    cursorOf: (row: string) => string,
+  ): string {
     const [inner, row] = [this.scope.alias(), this.scope.alias()];
-    const entries = [
-      ...collectFields(
-        this.scope,
-        type,
-        nodes.map((node) => node.selectionSet),
-      ),
-    ].map(([key, selected]): [string, string] => {
+    const entries = [...subfields(this.scope, type, nodes)].map(([key, selected]): [string, string] => {
       const name = selected[0].name.value;
       if (name === '__typename') return [key, jsonLiteral(type.name)];
       // Pothos's cursor of a row id: "GPC:" and the id as a tagged number.
-      if (name === 'cursor') return [key, quoted(base64Of('GPC:N:', columnOf(row, table.columns.get('id')!.name)))];
+      if (name === 'cursor') return [key, cursorOf(row)];
       if (name === 'node')
-        return [
-          key,
-          this.object(getNamedType(type.getFields().node.type) as GraphQLObjectType, selected, page.model, row),
-        ];
+        return [key, this.object(getNamedType(type.getFields().node.type) as GraphQLObjectType, selected, model, row)];
       throw new Unplannable(`${type.name}.${name}`);
     });
-    const rows = `SELECT * FROM ${quote(table.table)} ${inner} WHERE ${page.where(inner)} ORDER BY ${orderSql(table, inner, page.orderBy)} LIMIT ${page.limit} OFFSET ${page.offset}`;
-    return jsonArray(jsonObject(entries), orderSql(table, row, page.orderBy), `(${rows}) ${row}`);
+    return jsonArray(jsonObject(entries), orderSql(row, rows.keys), `(${rows.select(inner)}) ${row}`);
+  }
+
+  /** Pothos's `pageInfo` (wrapConnectionResult): what the arguments say, whether rows follow, and the edges' first and last cursors. */
+  private pageInfo(
+    type: GraphQLObjectType,
+    nodes: readonly FieldNode[],
+    rows: Rows,
+    cursorOf: (row: string) => string,
+  ): string {
+    const { window } = rows;
+    const full = () => `CASE WHEN ${rows.more(this.scope.alias())} THEN 'true' ELSE 'false' END`;
+    const edge = (reversed: boolean) => {
+      const [inner, row] = [this.scope.alias(), this.scope.alias()];
+      return orNull(
+        `(SELECT ${cursorOf(row)} FROM (${rows.select(inner)}) ${row} ORDER BY ${orderSql(row, rows.keys, reversed)} LIMIT 1)`,
+      );
+    };
+    const entries = [...subfields(this.scope, type, nodes)].map(([key, selected]): [string, string] => {
+      switch (selected[0].name.value) {
+        case '__typename':
+          return [key, jsonLiteral(type.name)];
+        case 'hasNextPage':
+          return [key, window.before ? `'true'` : window.last ? `'false'` : full()];
+        case 'hasPreviousPage':
+          return [key, window.after ? `'true'` : window.backward ? full() : `'false'`];
+        case 'startCursor':
+          return [key, edge(false)];
+        case 'endCursor':
+          return [key, edge(true)];
+        default:
+          throw new Unplannable(`${type.name}.${selected[0].name.value}`);
+      }
+    });
+    return jsonObject(entries);
+  }
+
+  /**
+   * The row a global id names (`node(id:)`), as the resolvers find it (loadNodes): a row of a node
+   * type the caller may see, else null; a malformed id is theirs to refuse. Its row id is a parameter.
+   */
+  private node(nodes: FieldNode[], globalId: unknown): string {
+    const parts = globalIdParts(globalId instanceof Slot ? globalId.sample : globalId);
+    if (!parts) throw new Unplannable('bad input, for the resolvers to report: a malformed global id');
+    const type = this.schema.getType(parts.typename);
+    const isNode = isObjectType(type) && type.getInterfaces().some((face) => face.name === 'Node');
+    const model = isNode ? ((type.extensions as Extensions)?.pothosPrismaModel as ModelName | undefined) : undefined;
+    if (!isNode || !model) return `'null'`;
+    const id = globalId instanceof Slot ? globalId.as((value) => globalIdParts(value)!.id) : parts.id;
+    const row = this.scope.alias();
+    // visibleRowsWhere with a slot for the id: whereSql sends it as a parameter.
+    const where = whereSql(
+      this.scope,
+      model,
+      row,
+      visibleRowsWhere(model, principalOf(this.scope.context), id as number),
+    );
+    return orNull(
+      `(SELECT ${this.object(type, nodes, model, row)} FROM ${quote(this.table(model).table)} ${row} WHERE ${where})`,
+    );
   }
 
   /** A root field: a connection of a model's rows or one row, limited as its resolver limits them. */
@@ -319,6 +445,12 @@ class Planner {
     if (!definition) throw new Unplannable(`Query.${name} is not a field of the type`);
     checkNoScopes(definition.extensions as Extensions, `Query.${name}`);
     const plan = planOf(definition.extensions as Extensions);
+    if (plan && 'nodes' in plan) {
+      const { id, ids } = attempt(() => getArgumentValues(definition, nodes[0], this.scope.variables));
+      if (plan.nodes === 'one') return this.node(nodes, id);
+      const list = ids instanceof Slot ? (ids.sample as unknown[]).map((_, i) => ids.item(i)) : (ids as unknown[]);
+      return `'[' || ${list.length ? list.map((one) => this.node(nodes, one)).join(` || ',' || `) : `''`} || ']'`;
+    }
     const type = getNamedType(definition.type);
     if (!plan || !('root' in plan) || !isObjectType(type)) throw new Unplannable(`Query.${name} has a resolver`);
     const args = attempt(() => getArgumentValues(definition, nodes[0], this.scope.variables));
@@ -326,16 +458,15 @@ class Planner {
     if (plan.root === 'single') {
       const row = this.scope.alias();
       const where = whereSql(this.scope, plan.model, row, find.where);
-      return `(SELECT ${this.object(type, nodes, plan.model, row)} FROM ${quote(this.table(plan.model).table)} ${row} WHERE ${where})`;
+      return `(SELECT ${this.object(type, nodes, plan.model, row, plan.findUnique === true)} FROM ${quote(this.table(plan.model).table)} ${row} WHERE ${where})`;
     }
-    if (args.last != null || args.before != null || args.after != null)
-      throw new Unplannable('backward or cursor paging');
     return this.connection(type, nodes, {
       model: plan.model,
       where: (alias) => whereSql(this.scope, plan.model, alias, find.where),
       orderBy: find.orderBy,
-      limit: integer(args.first ?? defaultPageSize, 0, maxPageSize),
+      window: windowOf(args),
       offset: integer(find.skip ?? 0, 0, Number.MAX_SAFE_INTEGER),
+      cursorAmongRows: false,
     });
   }
 }

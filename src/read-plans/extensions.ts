@@ -10,8 +10,17 @@ export interface FindArgs {
 
 /** What the read planner knows of a field or type beyond what Pothos records; kept in its `extensions.readPlan`. */
 export type ReadPlanExtension =
-  /** A root list or lookup: the model and the arguments its resolver gives Prisma. */
-  | { root: 'list' | 'single'; model: ModelName; findArgs(args: Record<string, unknown>, ctx: Context): FindArgs }
+  /**
+   * A root list or lookup: the model and the arguments its resolver gives Prisma; `findUnique` when
+   * the resolver reads its row with findUnique, whose relations Prisma pages in SQL rather than per
+   * parent row in memory (a cursor of a row of another parent pages alike).
+   */
+  | {
+      root: 'list' | 'single';
+      model: ModelName;
+      findArgs(args: Record<string, unknown>, ctx: Context): FindArgs;
+      findUnique?: true;
+    }
   /** A value computed from columns: SQL built from the columns, given as SQL expressions. */
   | { value(column: (field: string) => string): string }
   /**
@@ -21,6 +30,8 @@ export type ReadPlanExtension =
   | { relation: string }
   /** The row id a to-one relation reaches, when the caller may see that row (the same rule as the relation). */
   | { visibleId: string }
+  /** `node(id:)` (one) or `nodes(ids:)` (list): rows by global id, each under its type's tenancy. */
+  | { nodes: 'one' | 'list' }
   /** A node type whose global id wraps this column. */
   | { globalIdField: string };
 

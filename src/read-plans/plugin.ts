@@ -7,10 +7,9 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { ModelName } from '../auth/tenancy.js';
-import { db, prisma } from '../db/index.js';
+import { db } from '../db/index.js';
 import { principalOf, type Context } from '../schema/context.js';
-import { buildCatalog, type ModelTable } from './catalog.js';
+import { modelCatalog } from './catalog.js';
 import { planOperation, type Statement } from './compile.js';
 import { parameterVariables, planKey, Slot, withSlots } from './template.js';
 import { fragmentsOf } from './selection.js';
@@ -20,15 +19,13 @@ import { Unplannable } from './where.js';
 const MAX_PLANS_PER_OPERATION = 100;
 
 interface OperationPlans {
-  parameters: Set<string>;
-  /** A statement with slots for the parameter variables, or null when the operation cannot be planned. */
-  byKey: Map<string, Statement | null>;
+  parameters: ReturnType<typeof parameterVariables>;
+  /** A statement with slots for the parameter variables, or why the operation cannot be planned. */
+  byKey: Map<string, Statement | string>;
 }
 
 // Keyed by the parsed operation, which Yoga's document cache hands back for the same query text.
 const plans = new WeakMap<OperationDefinitionNode, OperationPlans>();
-
-let catalog: Map<ModelName, ModelTable> | undefined;
 
 /**
  * The statement's JSON texts become the response body as they are (Yoga writes `stringify()`), and
@@ -53,7 +50,7 @@ function planned(
   operation: OperationDefinitionNode,
   context: Context,
   variables: Record<string, unknown>,
-): Statement | null {
+): Statement | string {
   let operationPlans = plans.get(operation);
   if (!operationPlans) {
     operationPlans = { parameters: parameterVariables(operation, fragmentsOf(document)), byKey: new Map() };
@@ -63,21 +60,41 @@ function planned(
   const key = planKey(variables, parameters, principalOf(context));
   let statement = byKey.get(key);
   if (statement !== undefined) return statement;
-  catalog ??= buildCatalog(prisma());
   try {
     statement = planOperation(schema, operation, {
-      catalog,
+      catalog: modelCatalog(),
       context,
       fragments: fragmentsOf(document),
       variables: withSlots(variables, parameters),
     });
   } catch (error) {
     if (!(error instanceof Unplannable)) throw error;
-    statement = null;
+    statement = error.message;
   }
   if (byKey.size >= MAX_PLANS_PER_OPERATION) byKey.delete(byKey.keys().next().value!);
   byKey.set(key, statement);
   return statement;
+}
+
+/** An operation's statement with this request's values, or why the executor answers it instead. */
+export function readPlanFor(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  context: Context,
+  variableValues: Record<string, unknown> | null | undefined,
+): { statement: Statement; values: unknown[] } | string {
+  const operation = getOperationAST(document, operationName);
+  if (operation?.operation !== 'query') return `not a query operation`;
+  if (!context?.principal) return 'no API key';
+  const variables = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {});
+  if (variables.errors) return 'variables the executor refuses';
+  const statement = planned(schema, document, operation, context, variables.coerced);
+  if (typeof statement === 'string') return statement;
+  const values = statement.values.map((value) =>
+    value instanceof Slot ? value.convert(variables.coerced[value.variable]) : value,
+  );
+  return { statement, values };
 }
 
 /**
@@ -88,21 +105,15 @@ function planned(
 export function useReadPlans(): Plugin<Context> {
   return {
     onExecute({ args, setExecuteFn }) {
-      const context = args.contextValue as Context;
-      const operation = getOperationAST(args.document, args.operationName);
-      if (!context?.principal || operation?.operation !== 'query') return;
-      const variables = getVariableValues(
+      const plan = readPlanFor(
         args.schema as GraphQLSchema,
-        operation.variableDefinitions ?? [],
-        args.variableValues ?? {},
+        args.document,
+        args.operationName,
+        args.contextValue as Context,
+        args.variableValues,
       );
-      if (variables.errors) return;
-      const statement = planned(args.schema, args.document, operation, context, variables.coerced);
-      if (!statement) return;
-      const values = statement.values.map((value) =>
-        value instanceof Slot ? variables.coerced[value.variable] : value,
-      );
-      setExecuteFn(() => run(statement, values));
+      if (typeof plan === 'string') return;
+      setExecuteFn(() => run(plan.statement, plan.values));
     },
   };
 }

@@ -68,3 +68,11 @@ export function collectFields(
   }
   return into;
 }
+
+/** The fields asked below the nodes of one response key, on an object of `type`. */
+export const subfields = (scope: SelectionScope, type: GraphQLObjectType, nodes: readonly FieldNode[]) =>
+  collectFields(
+    scope,
+    type,
+    nodes.map((node) => node.selectionSet),
+  );

@@ -43,7 +43,11 @@ function operand(
   return { column: (c) => c, value: scope.params.add(value, casts[type] + suffix) };
 }
 
-const comparisons: Record<string, string> = { equals: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' };
+// `not` of a value is Prisma's `<>`: a NULL column matches neither it nor `equals`.
+const comparisons: Record<string, string> = { equals: '=', not: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' };
+
+const isObject = (value: unknown) =>
+  value !== null && typeof value === 'object' && !(value instanceof Date) && !(value instanceof Slot);
 
 function scalarCondition(
   scope: WhereScope,
@@ -55,9 +59,9 @@ function scalarCondition(
   const column = table.columns.get(field);
   if (!column) throw new Unplannable(`no column ${field}`);
   const target = columnOf(alias, column.name);
-  const isFilter =
-    condition !== null && typeof condition === 'object' && !(condition instanceof Date) && !(condition instanceof Slot);
-  const entries = isFilter ? Object.entries(condition as Record<string, unknown>) : [['equals', condition] as const];
+  const entries = isObject(condition)
+    ? Object.entries(condition as Record<string, unknown>)
+    : [['equals', condition] as const];
   const parts: string[] = [];
   for (const [operator, value] of entries) {
     if (value === undefined) continue;
@@ -66,11 +70,16 @@ function scalarCondition(
     } else if (operator === 'in') {
       const { column: cast, value: array } = operand(scope, column.type, column.kind, value, true);
       parts.push(`${cast(target)} = ANY(${array})`);
-    } else if (comparisons[operator]) {
+    } else if (comparisons[operator] && (operator !== 'not' || !isObject(value))) {
       const { column: cast, value: single } = operand(scope, column.type, column.kind, value, false);
       parts.push(`${cast(target)} ${comparisons[operator]} ${single}`);
-    } else {
-      // `not`, `contains`, `startsWith` carry Prisma's own null and pattern rules: left to Prisma.
+    } else if ((operator === 'contains' || operator === 'startsWith') && typeof value === 'string') {
+      // The filter's case-insensitive match of a pattern it escaped (containsText), as Prisma sends it.
+      if ((condition as { mode?: string }).mode !== 'insensitive' || column.type !== 'String')
+        throw new Unplannable(`operator ${operator}`);
+      const pattern = scope.params.add(value, 'text');
+      parts.push(`${target} ILIKE (${operator === 'contains' ? `'%' || ` : ''}${pattern} || '%')`);
+    } else if (operator !== 'mode') {
       throw new Unplannable(`operator ${operator}`);
     }
   }
@@ -78,7 +87,8 @@ function scalarCondition(
 }
 
 /**
- * Prisma's `where` as SQL over `alias`, for the forms the resolvers build: AND/OR, scalar comparisons,
+ * Prisma's `where` as SQL over `alias`, for the forms the resolvers build: AND/OR/NOT, scalar comparisons
+ * (`not` and the filter's case-insensitive `contains`/`startsWith` too),
  * to-one relation filters and `some` over a to-many relation (tenancy), each as Prisma would answer them.
  */
 export function whereSql(
@@ -92,6 +102,13 @@ export function whereSql(
   const parts: string[] = [];
   for (const [key, value] of Object.entries(where)) {
     if (value === undefined) continue;
+    if (key === 'NOT') {
+      // Prisma's NOT of the conditions together; an empty or listed one is left to it.
+      if (!isObject(value) || Array.isArray(value) || !Object.keys(value as object).length)
+        throw new Unplannable('a NOT of no or several conditions');
+      parts.push(`(NOT (${whereSql(scope, model, alias, value as Record<string, unknown>)}))`);
+      continue;
+    }
     if (key === 'AND' || key === 'OR') {
       const list = (Array.isArray(value) ? value : [value]).map((inner) =>
         whereSql(scope, model, alias, inner as Record<string, unknown>),
@@ -120,16 +137,25 @@ export function whereSql(
   return allOf(parts);
 }
 
-/** Prisma's `orderBy` (an object or a list of them) as SQL over `alias`. */
-export function orderSql(table: ModelTable, alias: string, orderBy: unknown): string {
+/** One key of an order: the column and its direction. */
+export interface OrderKey {
+  column: string;
+  isRequired: boolean;
+  descending: boolean;
+}
+
+/** Prisma's `orderBy` (an object or a list of them) as the keys of an order. */
+export function orderKeys(table: ModelTable, orderBy: unknown): OrderKey[] {
   const list = (Array.isArray(orderBy) ? orderBy : orderBy ? [orderBy] : []) as Record<string, unknown>[];
   const keys = list.flatMap((entry) => Object.entries(entry));
   if (!keys.length) throw new Unplannable('no order');
-  return keys
-    .map(([field, direction]) => {
-      const column = table.columns.get(field);
-      if (!column || (direction !== 'asc' && direction !== 'desc')) throw new Unplannable(`order by ${field}`);
-      return `${columnOf(alias, column.name)} ${direction.toUpperCase()}`;
-    })
-    .join(', ');
+  return keys.map(([field, direction]) => {
+    const column = table.columns.get(field);
+    if (!column || (direction !== 'asc' && direction !== 'desc')) throw new Unplannable(`order by ${field}`);
+    return { column: column.name, isRequired: column.isRequired, descending: direction === 'desc' };
+  });
 }
+
+/** An order as SQL over `alias`; `reversed` turns every key around (a backward page). */
+export const orderSql = (alias: string, keys: OrderKey[], reversed = false) =>
+  keys.map((key) => `${columnOf(alias, key.column)} ${key.descending !== reversed ? 'DESC' : 'ASC'}`).join(', ');

@@ -9,6 +9,7 @@ import { getDatamodel } from '../generated/pothos-types.js';
 import type { Context } from './context.js';
 import { badUserInput, forbidden } from './errors.js';
 import { decodeGlobalId, loadNodes } from './global-id.js';
+import { readPlan } from '../read-plans/extensions.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -49,8 +50,14 @@ export const builder = new SchemaBuilder<{
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
     decodeGlobalID: decodeGlobalId,
-    nodeQueryOptions: { resolve: (_root, args, ctx, info) => loadNodes(ctx, info, [args.id]).then(([node]) => node) },
-    nodesQueryOptions: { resolve: (_root, args, ctx, info) => loadNodes(ctx, info, args.ids) },
+    nodeQueryOptions: {
+      extensions: readPlan({ nodes: 'one' }),
+      resolve: (_root, args, ctx, info) => loadNodes(ctx, info, [args.id]).then(([node]) => node),
+    },
+    nodesQueryOptions: {
+      extensions: readPlan({ nodes: 'list' }),
+      resolve: (_root, args, ctx, info) => loadNodes(ctx, info, args.ids),
+    },
   },
 });
 

@@ -4,13 +4,12 @@ import { isObjectType, type GraphQLResolveInfo } from 'graphql';
 import { visibleRowsWhere, type ModelName } from '../auth/tenancy.js';
 import { principalOf, type Context } from './context.js';
 import { badUserInput } from './errors.js';
+import { MAX_ROW_ID } from './pagination.js';
 import type { PlannedQuery } from '../db/delegate.js';
 import { readPlan } from '../read-plans/extensions.js';
 
-// Row ids are PostgreSQL int4: a larger one would fail in the database, so it is refused with the malformed ones.
-const MAX_ROW_ID = 2_147_483_647;
-
-// Relay's default global id: base64 of "Type:rowId". A malformed one is the caller's error, not ours.
+// Relay's default global id: base64 of "Type:rowId". A malformed one is the caller's error, not ours;
+// so is a row id past int4, which would fail in the database.
 export function decodeGlobalId(globalId: string): { typename: string; id: string } {
   const decoded = Buffer.from(globalId, 'base64').toString('utf8');
   const separator = decoded.indexOf(':');

@@ -8,6 +8,8 @@ import { badUserInput } from './errors.js';
 export const maxPageSize = 100;
 /** Page size when neither `first` nor `last` is given. */
 export const defaultPageSize = 20;
+/** The largest row id (PostgreSQL int4). */
+export const MAX_ROW_ID = 2_147_483_647;
 
 interface PageArgs {
   first?: number | null;
@@ -34,7 +36,9 @@ function checkedMaxSize(args: PageArgs): number {
     } catch {
       value = undefined;
     }
-    if (!Number.isInteger(value)) throw badUserInput(`Argument "${name}" is not a valid cursor`, name);
+    // A row id: PostgreSQL int4, which a larger number would overflow in the cursor row's lookup.
+    if (!Number.isInteger(value) || Math.abs(value as number) > MAX_ROW_ID)
+      throw badUserInput(`Argument "${name}" is not a valid cursor`, name);
   }
   return maxPageSize;
 }

@@ -10,7 +10,7 @@ import { visibleOrganizationId } from '../auth/tenancy.js';
 import { readPlan } from '../read-plans/extensions.js';
 import { visibleRelation } from './relations.js';
 import { defineRootFields } from './root-fields.js';
-import { principalOf } from './context.js';
+import { principalOf, type Context } from './context.js';
 
 builder.prismaNode('User', {
   ...rowIdNode('User'),
@@ -53,12 +53,15 @@ defineRootFields({
   order: ['id', 'email', 'firstName', 'lastName', 'createdAt'],
 });
 
+// One definition of what `me` asks Prisma, for its resolver and for the read planner.
+const meArgs = (_args: object, ctx: Context) => ({ where: { id: principalOf(ctx).userId } });
+
 builder.queryField('me', (t) =>
   t.prismaField({
     type: 'User',
     description: 'The user of the API key making the request.',
-    resolve: (query, _root, _args, ctx) =>
-      prisma().user.findUniqueOrThrow({ ...query, where: { id: principalOf(ctx).userId } }),
+    extensions: readPlan({ root: 'single', model: 'User', findArgs: meArgs, findUnique: true }),
+    resolve: (query, _root, args, ctx) => prisma().user.findUniqueOrThrow({ ...query, ...meArgs(args, ctx) }),
   }),
 );
 

@@ -8,6 +8,7 @@ import {
   isListType,
   isNonNullType,
   isObjectType,
+  GraphQLNonNull,
   type GraphQLArgument,
   type GraphQLField,
   type GraphQLInputType,
@@ -15,12 +16,17 @@ import {
   type GraphQLObjectType,
   type GraphQLSchema,
 } from 'graphql';
+import { delegateOf } from '../../src/db/delegate.js';
+import type { Prisma } from '../../src/db/index.js';
+import { demo } from '../../src/db/seed/index.js';
 
 // Random query documents generated from the schema itself: every root field whose arguments can be
 // made, relations nested several levels, connections with and without pages, filters with every
 // operator and and/or/not, orderBy, aliases, named and inline fragments, @include/@skip on
-// variables, __typename, totalCount, cursor and pageInfo. Values come from the data (pools), so
-// rows of every organization are asked for by id, cursor, filter and search.
+// variables, __typename, totalCount, cursor and pageInfo, pages forward and backward from cursors,
+// node/nodes by global ids of every type, and `me`. Values come from the data (pools), so rows of
+// every organization are asked for by id, cursor, filter and search; cursors and global ids are
+// also malformed or of no row now and then.
 
 /** A seeded source of numbers in [0, 1): the same seed gives the same documents. */
 export type Random = () => number;
@@ -37,13 +43,36 @@ export function seededRandom(seed: number): Random {
   };
 }
 
-/** Values of the data the documents ask with: row ids by model (every organization's), strings, numbers, times. */
+/**
+ * Values of the data the documents ask with: row ids by model (every organization's), strings,
+ * numbers, times, and cursors taken from answers (the caller's own rows and others').
+ */
 export interface Pools {
   ids: Map<string, number[]>;
   strings: string[];
   numbers: number[];
   times: string[];
+  cursors: string[];
 }
+
+/** Cursors and global ids no resolver accepts, or naming no row: malformed, of another kind, out of range. */
+const badCursors = [
+  'bm90IGEgY3Vyc29y',
+  '',
+  '!!',
+  Buffer.from('GPC:S:1').toString('base64'),
+  Buffer.from('GPC:N:1.5').toString('base64'),
+  Buffer.from('GPC:N:99999999999').toString('base64'),
+  Buffer.from('GPC:N:-3').toString('base64'),
+];
+const badGlobalIds = [
+  'xx',
+  '',
+  Buffer.from('Whiteboard:abc').toString('base64'),
+  Buffer.from('Whiteboard:99999999999').toString('base64'),
+  Buffer.from('PageInfo:1').toString('base64'),
+  Buffer.from('Nothing:1').toString('base64'),
+];
 
 export interface GeneratedDocument {
   query: string;
@@ -57,6 +86,61 @@ interface Options {
   volatile: Set<string>;
 }
 
+/** The options of the tenancy property test's documents (and of `npm run plan-coverage`'s). */
+export const generationOptions: Options = {
+  maxHops: 3,
+  // Written by every request of the key (its last use), so two reads of them may differ.
+  volatile: new Set(['ApiKey.lastUsedAt', 'ApiKey.updatedAt']),
+};
+
+/** The pools of the demo data (with crossOrganizationReferences): every model's row ids, and values of its rows. */
+export async function poolsOf(prisma: Prisma): Promise<Pools> {
+  const ids = new Map<string, number[]>();
+  for (const key of Object.keys(demo.counts)) {
+    const model = (key[0].toUpperCase() + key.slice(1)) as Parameters<typeof delegateOf>[1];
+    const rows = await (delegateOf(prisma, model).findMany as (args: object) => Promise<{ id: number }[]>)({
+      where: {},
+      select: { id: true },
+    });
+    ids.set(
+      model,
+      rows.map((row) => row.id),
+    );
+  }
+  const named = [
+    ...(await prisma.whiteboard.findMany()),
+    ...(await prisma.whiteboardObject.findMany()),
+    ...(await prisma.library.findMany()),
+    ...(await prisma.slide.findMany()),
+  ];
+  const users = await prisma.user.findMany();
+  const instances = await prisma.whiteboardObjectInstance.findMany();
+  return {
+    ids,
+    strings: [...named.map((row) => row.name), ...users.map((user) => user.email), 'a', '%', '_', '\\', ''],
+    numbers: [...instances.flatMap((row) => [row.x, row.width]), 0, -1, 0.5],
+    times: [...named.map((row) => row.createdAt.toISOString()), '0999-12-31T00:00:00.000Z', '2030-01-01T00:00:00.000Z'],
+    // Filled from the answers as the documents run (harvestCursors).
+    cursors: [],
+  };
+}
+
+/** Keeps some cursors of an answer (edges' and pageInfo's), to page from in later documents. */
+export function harvestCursors(pools: Pools, answer: unknown): void {
+  const found: string[] = [];
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) for (const item of value) walk(item);
+    else if (value && typeof value === 'object')
+      for (const [key, inner] of Object.entries(value))
+        if (/^(cursor|startCursor|endCursor)$/.test(key) && typeof inner === 'string') found.push(inner);
+        else walk(inner);
+  };
+  walk(answer);
+  if (pools.cursors.length < 500) pools.cursors.push(...found.slice(0, 5));
+}
+
+const pageArguments = ['first', 'after', 'last', 'before'];
+
 const globalId = (type: string, id: number) => Buffer.from(`${type}:${id}`).toString('base64');
 const cursorOf = (id: number) => Buffer.from(`GPC:N:${id}`).toString('base64');
 
@@ -65,8 +149,8 @@ class Generator {
   readonly variables: Record<string, unknown> = {};
   private readonly fragments = new Map<string, string>();
   private counter = 0;
-  /** How often cursors, `last` and pageInfo are asked; none in documents the planner should answer whole. */
-  private backwards = 0.1;
+  /** How often cursors, `last` and pageInfo are asked. */
+  private readonly backwards = 0.2;
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -101,6 +185,20 @@ class Generator {
     return ids.length && !this.chance(0.1) ? this.pick(ids) : this.integer(1, 5_000);
   }
 
+  /** A global id of any node type: of a row of any organization, of none, or malformed. */
+  private globalId(): string {
+    if (this.chance(0.05)) return this.pick(badGlobalIds);
+    const type = this.pick(this.nodeTypes()).name;
+    return globalId(type, this.rowId(this.modelOf(type)));
+  }
+
+  /** A cursor: of a row of `model` (any organization's), from an answer, or one no resolver accepts. */
+  private cursor(model: string | undefined): string {
+    if (this.chance(0.05)) return this.pick(badCursors);
+    if (this.pools.cursors.length && this.chance(0.5)) return this.pick(this.pools.cursors);
+    return cursorOf(this.rowId(model));
+  }
+
   private anyId(): number {
     return this.rowId(this.pick([...this.pools.ids.keys()]));
   }
@@ -127,7 +225,7 @@ class Generator {
       case 'DateTime':
         return this.pick(this.pools.times);
       case 'ID':
-        return globalId(this.pick(this.nodeTypes()).name, this.anyId());
+        return this.globalId();
       default: {
         const text = this.pick(this.pools.strings);
         return part ? text.slice(0, this.integer(1, 4)) : text;
@@ -195,27 +293,42 @@ class Generator {
     const pageSize = () => String(this.chance(0.1) ? this.integer(0, 25) : this.integer(0, 4));
     const makeable = (argument: GraphQLArgument) => ['Int', 'ID', 'String'].includes(getNamedType(argument.type).name);
     if (field.args.some((argument) => isNonNullType(argument.type) && !makeable(argument))) return undefined;
+    // Mostly a page forward (first, after) or backward (last, before); now and then any mix, which
+    // the resolvers refuse or read their own way (first and last together).
+    const direction = this.chance(this.backwards) ? 'backward' : this.chance(0.02) ? 'mixed' : 'forward';
+    const cursor = (type: GraphQLInputType) => this.literal(this.cursor(model), type);
+    const size = (p: number) => (this.chance(p) ? pageSize() : undefined);
+    const page: Record<string, string | undefined> = {};
+    for (const argument of field.args) {
+      const { name } = argument;
+      const wanted = direction === 'mixed' || (direction === 'forward') === ['first', 'after'].includes(name);
+      if (!pageArguments.includes(name) || !wanted) continue;
+      if (name === 'first' || name === 'last')
+        page[name] = size(direction === 'mixed' ? 0.5 : isConnection ? 0.8 : 0.5);
+      else
+        page[name] = this.chance(direction === 'mixed' ? 0.5 : this.backwards * 2) ? cursor(argument.type) : undefined;
+    }
     for (const argument of field.args) {
       const required = isNonNullType(argument.type);
       const named = getNamedType(argument.type);
       let value: string | undefined;
-      if (argument.name === 'first') value = this.chance(isConnection ? 0.9 : 0.5) ? pageSize() : undefined;
-      else if (argument.name === 'last') value = this.chance(this.backwards) ? pageSize() : undefined;
-      else if (argument.name === 'after' || argument.name === 'before')
-        value = this.chance(this.backwards)
-          ? JSON.stringify(this.chance(0.9) ? cursorOf(this.rowId(model)) : 'bm90IGEgY3Vyc29y')
-          : undefined;
-      else if (argument.name === 'offset') value = this.chance(0.2) ? String(this.integer(0, 3)) : undefined;
+      if (pageArguments.includes(argument.name)) value = page[argument.name];
+      else if (argument.name === 'offset')
+        value = direction === 'forward' && this.chance(0.2) ? String(this.integer(0, 3)) : undefined;
       else if (argument.name === 'filter') value = this.chance(0.4) ? this.filter(argument.type) : undefined;
       else if (argument.name === 'orderBy') value = this.chance(0.3) ? this.orderBy(argument.type) : undefined;
       else if (named.name === 'Int' && (required || this.chance(0.5))) {
         const id = this.rowId(this.modelOfArgument(argument, field));
         value = this.chance(0.3) ? this.variable(required ? 'Int!' : 'Int', id) : String(id);
       } else if (named.name === 'ID') {
-        const ids = () => JSON.stringify(globalId(this.pick(this.nodeTypes()).name, this.anyId()));
         value = isListType(getNullableType(argument.type))
-          ? `[${Array.from({ length: this.integer(1, 5) }, ids).join(', ')}]`
-          : ids();
+          ? this.chance(0.3)
+            ? this.variable(
+                String(argument.type),
+                Array.from({ length: this.integer(0, 5) }, () => this.globalId()),
+              )
+            : `[${Array.from({ length: this.integer(0, 5) }, () => this.literal(this.globalId(), new GraphQLNonNull(named))).join(', ')}]`
+          : this.literal(this.globalId(), argument.type);
       } else if (named.name === 'String' && required)
         value = this.literal(this.value(argument.type, true), argument.type);
       if (value !== undefined) parts.push(`${argument.name}: ${value}`);
@@ -268,7 +381,7 @@ class Generator {
   private connection(type: GraphQLObjectType, node: GraphQLObjectType, hops: number): string {
     const parts: string[] = ['__typename'];
     if (this.chance(0.4)) parts.push(`${this.alias()}totalCount${this.directive()}`);
-    if (this.chance(this.backwards * 2)) {
+    if (this.chance(this.backwards * 1.5)) {
       const pageInfo = this.some(['hasNextPage', 'hasPreviousPage', 'startCursor', 'endCursor'], 4);
       parts.push(`pageInfo { ${pageInfo.join(' ')} }`);
     }
@@ -313,10 +426,9 @@ class Generator {
 
   document(): GeneratedDocument {
     const query = this.schema.getQueryType()!;
-    // Half the documents keep to what the planner answers (root lists and lookups, forward pages), so
-    // that it answers many of them whole; the other half reach every root field.
+    // Half the documents keep to the root fields the planner answers, so that it answers many of
+    // them whole; the other half reach every root field.
     const plannable = this.chance(0.5);
-    if (plannable) this.backwards = 0;
     const roots = Object.values(query.getFields()).filter(
       (field) => !plannable || (field.extensions as { readPlan?: object }).readPlan,
     );
