@@ -26,3 +26,21 @@ export async function publishChanges(
   );
   await tx.$executeRaw`SELECT pg_notify(${LIVE_CHANNEL}, payload) FROM unnest(${events.map(encodeEvent)}::text[]) AS payload`;
 }
+
+/** SQL expressions of one written row's event (kind and type as text parameters, e.g. `$6::text`). */
+export interface EventSql {
+  kind: string;
+  type: string;
+  rowId: string;
+  organizationId: string;
+  whiteboardId: string;
+}
+
+/**
+ * The NOTIFY of one row written by a single statement, as an SQL expression over its columns: the
+ * same event as publishChanges sends, delivered when that statement's own transaction commits.
+ */
+export function notifySql(event: EventSql): string {
+  const fields = Object.entries(event).map(([key, value]) => `'${key}', ${value}`);
+  return `pg_notify('${LIVE_CHANNEL}', json_build_object(${fields.join(', ')})::text)`;
+}

@@ -11,6 +11,7 @@ import type { Context } from './context.js';
 import { badUserInput, isNotFound, nullIfNotFound } from './errors.js';
 import { decodeGlobalId } from './global-id.js';
 import { orderedList, type OrderedList } from './positions.js';
+import { updateRow, writtenRow, type Reference, type WrittenRow } from './row-update.js';
 
 /** One input field of a create or update mutation, and how it is checked. */
 export interface FieldSpec {
@@ -137,6 +138,25 @@ function cleanValues<M extends OrganizationScopedModel>(
   return data as Columns<M>;
 }
 
+/** The refusal of a referenced row that is not the caller's or not in the changed row's organization. */
+const referenceRefused = (name: string, model: OrganizationScopedModel, rowId: unknown) =>
+  badUserInput(`${name} ${rowId} is not a ${model} of this organization`, `input.${name}`);
+
+/** The columns of `data` that name a row, for updateRow to check in its statement. */
+function referencesOf<M extends OrganizationScopedModel>(spec: CrudSpec<M>, data: Columns<M>): Reference[] {
+  return fieldsOf(spec.fields).flatMap(([name, field]) =>
+    field.references && typeof data[name] === 'number'
+      ? [
+          {
+            column: name,
+            model: field.references,
+            refused: () => referenceRefused(name, field.references!, data[name]),
+          },
+        ]
+      : [],
+  );
+}
+
 /** Every referenced row must exist for the caller and sit in the changed row's organization. */
 async function checkReferences<M extends OrganizationScopedModel>(
   ctx: Context,
@@ -151,9 +171,8 @@ async function checkReferences<M extends OrganizationScopedModel>(
     const referenced = await findForChange(ctx, field.references, rowId, `${field.references} ${rowId}`, tx).catch(
       nullIfNotFound,
     );
-    if (!referenced || referenced.organizationId !== organizationId) {
-      throw badUserInput(`${name} ${rowId} is not a ${field.references} of this organization`, `input.${name}`);
-    }
+    if (!referenced || referenced.organizationId !== organizationId)
+      throw referenceRefused(name, field.references, rowId);
   }
 }
 
@@ -168,19 +187,21 @@ export function targetRowId(input: { id?: string | null; rowId?: number | null }
 
 // The model is any of the union here, not a type parameter: Pothos can type a field of a known set of models, not of a generic one.
 function payloadType(typeName: string, verb: string, model: OrganizationScopedModel) {
-  return builder.objectRef<{ rowId: number }>(`${verb}${typeName}Payload`).implement({
+  return builder.objectRef<WrittenRow>(`${verb}${typeName}Payload`).implement({
     fields: (t) => ({
-      // The row was written by this request: if it is gone, that is a failure with its own cause.
       [lowerFirst(typeName)]: t.prismaField({
         type: model,
-        resolve: (query, payload) =>
-          delegateOf(prisma(), model).findUniqueOrThrow({ ...query, where: { id: payload.rowId } }),
+        resolve: (query, payload) => writtenRow(model, query, payload),
       }),
     }),
   });
 }
 
-/** Adds create<Type>, update<Type> and delete<Type>: validated, authorized by the role matrix, one transaction each with its action log entry. */
+/**
+ * Adds create<Type>, update<Type> and delete<Type>: validated, authorized by the role matrix, one
+ * transaction each with its action log entry; an update that needs no check across rows is a
+ * single statement (row-update.ts).
+ */
 export function defineCrudMutations<M extends OrganizationScopedModel, P extends ColumnName<M>>(
   spec: CrudSpec<M, P>,
 ): void {
@@ -259,6 +280,19 @@ export function defineCrudMutations<M extends OrganizationScopedModel, P extends
             fields.filter(([name]) => name !== spec.parent),
             args.input,
           );
+          if (!spec.check && !spec.onUpdate) {
+            const references = referencesOf(spec, data);
+            const row = await updateRow(ctx, {
+              model,
+              rowId,
+              data,
+              action: spec.action,
+              label,
+              entityType: typeName,
+              references,
+            });
+            return { rowId, row };
+          }
           const row = await findForChange(ctx, model, rowId, label);
           authorize(ctx, spec.action, row.organizationId);
           await recordChange(

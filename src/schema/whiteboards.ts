@@ -1,10 +1,11 @@
 import { tenancyWhere } from '../auth/tenancy.js';
 import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
-import { authorize, findForChange, recordChange } from './changes.js';
+import { findForChange } from './changes.js';
 import { principalOf, type Context } from './context.js';
 import { defineCrudMutations, targetRowId, type CrudSpec } from './crud.js';
 import { rowIdNode } from './global-id.js';
+import { updateRow, writtenRow, type WrittenRow } from './row-update.js';
 import { connectionOptions, pageById, withVisibleCursor } from './pagination.js';
 import { visibleRelation } from './relations.js';
 import { defineRootFields } from './root-fields.js';
@@ -73,12 +74,11 @@ async function clientsWhere(ctx: Context, boardRowId: number) {
   };
 }
 
-const WhiteboardPayload = builder.objectRef<{ whiteboardId: number }>('WhiteboardPayload').implement({
+const WhiteboardPayload = builder.objectRef<WrittenRow<'Whiteboard'>>('WhiteboardPayload').implement({
   fields: (t) => ({
     whiteboard: t.prismaField({
       type: 'Whiteboard',
-      resolve: (query, payload) =>
-        prisma().whiteboard.findUniqueOrThrow({ ...query, where: { id: payload.whiteboardId } }),
+      resolve: (query, payload) => writtenRow('Whiteboard', query, payload),
     }),
   }),
 });
@@ -101,18 +101,17 @@ for (const [name, inTheArchive] of [
       description: inTheArchive ? 'Moves a board to the archive.' : 'Brings a board back from the archive.',
       args: { input: t.arg({ type: ArchiveInput, required: true }) },
       resolve: async (_root, { input }, ctx) => {
-        const board = await findForChange(ctx, 'Whiteboard', targetRowId(input, 'Whiteboard'), 'Whiteboard');
-        authorize(ctx, 'archive', board.organizationId);
-        const change = {
-          method: 'UPDATE',
+        const rowId = targetRowId(input, 'Whiteboard');
+        const row = await updateRow(ctx, {
+          model: 'Whiteboard',
+          rowId,
+          data: { inTheArchive },
+          action: 'archive',
+          label: 'Whiteboard',
           entityType: 'Whiteboard',
-          organizationId: board.organizationId,
           event: inTheArchive ? 'ARCHIVED' : 'UNARCHIVED',
-        } as const;
-        await recordChange(ctx, change, (tx) =>
-          tx.whiteboard.update({ where: { id: board.id }, data: { inTheArchive } }),
-        );
-        return { whiteboardId: board.id };
+        });
+        return { rowId, row };
       },
     }),
   );
