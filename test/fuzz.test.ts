@@ -1,10 +1,17 @@
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
-import { getNamedType, isLeafType, isNonNullType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../src/schema/index.js';
-import { fromInputType, fromSchema, hostile, validOrNot, type JsonSchema } from './helpers/arbitraries.js';
-import { rest, type RestResponse } from './helpers/rest.js';
+import type { JsonSchema } from './helpers/arbitraries.js';
+import {
+  mutationCalls,
+  openApiOperations,
+  requestFor,
+  sendRequest,
+  type FuzzRequest,
+  type Operation,
+} from './helpers/fuzz-requests.js';
+import type { RestResponse } from './helpers/rest.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 // Property-based: every operation of the OpenAPI document and every GraphQL mutation, with generated
@@ -17,14 +24,6 @@ console.log(
   `fuzz seed ${seed}, ${runs} runs per operation (replay: FUZZ_SEED=${seed} npx vitest run test/fuzz.test.ts)`,
 );
 
-interface Operation {
-  method: string;
-  path: string;
-  parameters?: { name: string; in: 'path' | 'query'; required?: boolean; schema: JsonSchema }[];
-  requestBody?: { content: Record<string, { schema: JsonSchema }> };
-  responses: Record<string, { content?: Record<string, { schema: JsonSchema }> }>;
-}
-
 let server: TestServer;
 let operations: Operation[];
 let components: Record<string, JsonSchema>;
@@ -32,61 +31,12 @@ const ajv = new Ajv({ strict: false, allErrors: true, formats: { 'date-time': tr
 
 beforeAll(async () => {
   server = await startTestServer();
-  const document = await (await fetch(`${server.url}/api/openapi.json`)).json();
-  components = document.components.schemas;
-  operations = Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, operation]) => ({ ...operation, method: method.toUpperCase(), path })),
-  );
+  ({ operations, components } = await openApiOperations(server.url));
 }, 60_000);
 afterAll(() => server?.close());
 
-/** A request for an operation: path and query parameters, and a body in its media type. */
-function requestFor(
-  operation: Operation,
-): fc.Arbitrary<{ path: string; json?: unknown; form?: Record<string, unknown> }> {
-  const parameters = operation.parameters ?? [];
-  const values = fc.record(
-    Object.fromEntries(
-      parameters.map((parameter) => [
-        parameter.name,
-        parameter.in === 'path'
-          ? fc.oneof({ weight: 5, arbitrary: fromSchema(parameter.schema, components) }, hostile)
-          : validOrNot(parameter.schema, components),
-      ]),
-    ),
-    {
-      requiredKeys: parameters
-        .filter((parameter) => parameter.in === 'path' || parameter.required)
-        .map((parameter) => parameter.name),
-    },
-  );
-  const [mediaType, body] = Object.entries(operation.requestBody?.content ?? {})[0] ?? [];
-  const bodies = body ? validOrNot(body.schema, components) : fc.constant(undefined);
-  return fc.tuple(values, bodies).map(([given, payload]) => {
-    const text = (value: unknown) => encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value));
-    const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => text(given[name]));
-    const query = parameters
-      .filter((parameter) => parameter.in === 'query' && parameter.name in given)
-      .map((parameter) => `${parameter.name}=${text(given[parameter.name])}`);
-    const url = query.length ? `${path}?${query.join('&')}` : path;
-    return mediaType === 'multipart/form-data'
-      ? { path: url, form: payload as Record<string, unknown> }
-      : { path: url, json: payload };
-  });
-}
-
-async function send(
-  operation: Operation,
-  request: { path: string; json?: unknown; form?: Record<string, unknown> },
-  key: string,
-): Promise<RestResponse> {
-  if (!request.form || typeof request.form !== 'object')
-    return rest(server, operation.method, request.path, { key, json: request.json ?? request.form });
-  const form = new FormData();
-  for (const [name, value] of Object.entries(request.form))
-    form.set(name, value instanceof File ? value : typeof value === 'string' ? value : JSON.stringify(value));
-  return rest(server, operation.method, request.path, { key, body: form });
-}
+const send = (operation: Operation, request: FuzzRequest, key: string) =>
+  sendRequest(server.url, operation, request, key);
 
 const isValidationError = (entry: unknown) =>
   !!entry &&
@@ -144,7 +94,7 @@ describe('REST, with generated input', () => {
     const before = await fingerprints();
     const writes = operations.filter((operation) => operation.method !== 'GET');
     for (const [index, operation] of writes.entries()) {
-      await property(index, requestFor(operation), async (request) =>
+      await property(index, requestFor(operation, components), async (request) =>
         checkAnswer(operation, await send(operation, request, server.keys.viewer)),
       );
     }
@@ -155,7 +105,7 @@ describe('REST, with generated input', () => {
     // Reads first, deletes last, so the seeded rows serve as many operations as they can.
     const order = (operation: Operation) => ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].indexOf(operation.method);
     for (const [index, operation] of [...operations].sort((a, b) => order(a) - order(b)).entries()) {
-      await property(1000 + index, requestFor(operation), async (request) =>
+      await property(1000 + index, requestFor(operation, components), async (request) =>
         checkAnswer(operation, await send(operation, request, server.keys.owner)),
       );
     }
@@ -164,18 +114,10 @@ describe('REST, with generated input', () => {
 
 describe('GraphQL mutations, with generated input', () => {
   it('no mutation answers 5xx or an unexpected error', async () => {
-    const mutations = Object.values(schema.getMutationType()!.getFields());
-    for (const [index, mutation] of mutations.entries()) {
-      const definitions = mutation.args.map((arg) => `$${arg.name}: ${arg.type}`).join(', ');
-      const call = mutation.args.map((arg) => `${arg.name}: $${arg.name}`).join(', ');
-      const selection = isLeafType(getNamedType(mutation.type)) ? '' : '{ __typename }';
-      const document = `mutation Fuzz${definitions ? `(${definitions})` : ''} { ${mutation.name}${call ? `(${call})` : ''} ${selection} }`;
-      const variables = fc.record(Object.fromEntries(mutation.args.map((arg) => [arg.name, fromInputType(arg.type)])), {
-        requiredKeys: mutation.args.filter((arg) => isNonNullType(arg.type)).map((arg) => arg.name),
-      });
+    for (const [index, { name, document, variables }] of mutationCalls(schema).entries()) {
       await property(2000 + index, variables, async (values) => {
         const answer = await server.graphql(document, values);
-        const where = `${mutation.name} answered ${answer.status}: ${JSON.stringify(answer.errors)?.slice(0, 300)}`;
+        const where = `${name} answered ${answer.status}: ${JSON.stringify(answer.errors)?.slice(0, 300)}`;
         expect(answer.status, where).toBeLessThan(500);
         for (const error of answer.errors ?? [])
           expect(error.extensions?.code, where).not.toBe('INTERNAL_SERVER_ERROR');

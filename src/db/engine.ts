@@ -1,6 +1,6 @@
 import { mkdirSync, accessSync, constants } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
@@ -8,6 +8,7 @@ import type { SqlDriverAdapterFactory, SqlMigrationAwareDriverAdapterFactory } f
 import type { PreparedStatements } from '../config.js';
 import { creatingMissingDatabase } from './create-database.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
+import { createDataDirectory, startPglite } from './pglite.js';
 import { shareOverSocket, type SharedDatabase } from './pglite-socket.js';
 import { preparedMode, statementNames } from './prepared.js';
 import { ScopedClient } from './row-security.js';
@@ -90,7 +91,8 @@ export async function openPglite(dataDir: string | undefined, { share = false } 
     lock?.release();
   };
   try {
-    client = await PGlite.create(dataDir ? location : undefined);
+    if (dataDir) await createDataDirectory(location);
+    client = await startPglite(dataDir ? location : undefined);
     if (dataDir && share) shared = await shareOverSocket(client, dataDir);
   } catch (error) {
     await close();
