@@ -1,86 +1,22 @@
+import type { Case, CaseContext } from './case.js';
 import { rowsOf, size } from './dataset.js';
 import type { KeyRing } from './keys.js';
 import {
   peerBoardQuery,
   peerClassConfQuery,
+  peerEndCursorQuery,
   peerNestedQuery,
   peerSlideListQuery,
   peerWhiteboardListQuery,
 } from './peer-queries.js';
-import { boardQuery, nestedQuery } from './queries.js';
-
-export interface HttpRequest {
-  method: 'GET' | 'POST' | 'PUT';
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
-}
-
-export interface Case {
-  id: string;
-  title: string;
-  kind: 'GraphQL' | 'REST' | 'mutation';
-  /** Least gateway/peer ratio of requests per second asked for (issue 11: the two headline reads 1.0, the others 0.8). */
-  peerTarget?: number;
-  /** Request number i to the gateway; requests vary with i (another board, another key). */
-  gateway(i: number): HttpRequest;
-  /** True when every request is the same, so the load generator builds it once. */
-  constant: boolean;
-  /** Requests n..n+run-1 go over one connection in order (an archive and its unarchive). @default 1 */
-  run?: number;
-  /** Request number i's equivalent on the floor server; read cases only. */
-  floor?(i: number): HttpRequest;
-  /** Request number i's equivalent on the peer (PostGraphile); cases it can answer. */
-  peer?(i: number): HttpRequest;
-  /** Why the case cannot run against this gateway (a route or mutation that does not exist yet). */
-  skip?: string;
-  notes: string[];
-}
+import { boardQuery, type NestedForm, nestedQuery } from './queries.js';
+import { floorGet, graphql, type HttpRequest, peerGraphql, send } from './requests.js';
+import { smallCases } from './small-cases.js';
 
 /** Key 0 belongs to organization 1: the single-key cases read organization 1's rows. */
 const org = 1;
 const boards = rowsOf(org, size.whiteboards);
 const classes = rowsOf(org, size.classes);
-
-const json = { 'content-type': 'application/json', accept: 'application/graphql-response+json' };
-
-function graphql(keys: KeyRing, key: number, query: string, variables: Record<string, unknown>): HttpRequest {
-  return {
-    method: 'POST',
-    path: '/graphql',
-    headers: { ...json, ...keys.headers(key) },
-    body: JSON.stringify({ query, variables }),
-  };
-}
-
-/** The peer takes no key: its documents filter by the organization instead. */
-function peerGraphql(query: string, variables: Record<string, unknown>): HttpRequest {
-  // A copy of the headers: the load generator adds content-length to the object it is given.
-  return { method: 'POST', path: '/graphql', headers: { ...json }, body: JSON.stringify({ query, variables }) };
-}
-
-/** The floor server's route for request i: a path with its query string. */
-const floorGet = (path: string): HttpRequest => ({ method: 'GET', path, headers: {} });
-
-/** Sends one request outside the load, for discovery and checks; `total` is the X-Total-Count header of a REST list. */
-export async function send(
-  baseUrl: string,
-  request: HttpRequest,
-): Promise<{ status: number; body: unknown; total: string | null }> {
-  const response = await fetch(baseUrl + request.path, {
-    method: request.method,
-    headers: request.headers,
-    body: request.body,
-  });
-  const text = await response.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // Not JSON: kept as text for the report.
-  }
-  return { status: response.status, body, total: response.headers.get('x-total-count') };
-}
 
 /** A REST case; skipped while its route answers 404/501 (the REST layer is not there yet). */
 async function restCase(
@@ -102,7 +38,8 @@ async function restCase(
     id: spec.id,
     title: spec.title,
     kind: 'REST',
-    peerTarget: 0.8,
+    peerTarget: 1,
+    floorTarget: 0.9,
     gateway,
     constant: spec.list,
     notes: [],
@@ -136,6 +73,7 @@ async function mutationCase(gatewayUrl: string, keys: KeyRing): Promise<Case> {
     id: 'f',
     title: 'archive + unarchive in turn',
     kind: 'mutation' as const,
+    statementTarget: 4,
     constant: false,
     run: 2,
     notes: [],
@@ -189,28 +127,75 @@ async function mutationCase(gatewayUrl: string, keys: KeyRing): Promise<Case> {
   };
 }
 
-/** The seven cases of the issue, with what this gateway can run today. */
-export async function buildCases(gatewayUrl: string, keys: KeyRing): Promise<Case[]> {
+/** The end cursor of the first `first` boards of `org`, from the gateway and from the peer (each writes its own). */
+async function endCursors(context: CaseContext, first: number): Promise<{ gateway: string; peer?: string }> {
+  const query = `query EndCursor($org: Int!, $first: Int!) {
+  whiteboards(first: $first, filter: { organizationId: { eq: $org } }) { pageInfo { endCursor } }
+}`;
+  type Answer<K extends string> = { data: Record<K, { pageInfo: { endCursor: string } }> };
+  const gateway = await send(context.gatewayUrl, graphql(context.keys, 0, query, { org, first }));
+  const peer = context.peerUrl
+    ? await send(context.peerUrl, peerGraphql(peerEndCursorQuery, { org, first }))
+    : undefined;
+  return {
+    gateway: (gateway.body as Answer<'whiteboards'>).data.whiteboards.pageInfo.endCursor,
+    peer: peer && (peer.body as Answer<'allWhiteboards'>).data.allWhiteboards.pageInfo.endCursor,
+  };
+}
+
+/** a: the nested read as first measured, with pageInfo, and its page 2 by cursor, as a Relay client writes them. */
+async function nestedCases(context: CaseContext): Promise<Case[]> {
+  const first = 50;
+  const cursors = await endCursors(context, first);
+  const forms: {
+    id: string;
+    form: NestedForm;
+    title: string;
+    after?: { gateway: string; peer?: string; row: number };
+  }[] = [
+    { id: 'a', form: 'plain', title: 'nested GraphQL, 50 boards x streams x slides' },
+    { id: 'a2', form: 'pageInfo', title: 'case a with pageInfo { hasNextPage endCursor }' },
+    {
+      id: 'a3',
+      form: 'after',
+      title: 'case a2, page 2 (after: the end cursor of page 1)',
+      after: { ...cursors, row: boards[first - 1] },
+    },
+  ];
+  return forms.map(({ id, form, title, after }) => ({
+    id,
+    title,
+    kind: 'GraphQL',
+    peerTarget: 1,
+    floorTarget: 0.9,
+    gateway: () => graphql(context.keys, 0, nestedQuery(3, form), { org, first, after: after?.gateway }),
+    constant: true,
+    floor: () =>
+      floorGet(
+        form === 'plain'
+          ? `/nested?org=${org}&first=${first}`
+          : `/nested-paged?org=${org}&first=${first}&after=${after?.row ?? ''}`,
+      ),
+    peer:
+      after && !after.peer ? undefined : () => peerGraphql(peerNestedQuery(form), { org, first, after: after?.peer }),
+    notes: [],
+  }));
+}
+
+/** Every case of issues 11 and 20, with what this gateway can run today. */
+export async function buildCases(gatewayUrl: string, keys: KeyRing, peerUrl?: string): Promise<Case[]> {
+  const context: CaseContext = { gatewayUrl, peerUrl, keys, org, boards };
   const nested = nestedQuery();
   // Key k belongs to organization k + 1, so each request of g reads its own key's organization.
   const keyCount = Math.min(keys.count, size.organizations);
   return [
-    {
-      id: 'a',
-      title: 'nested GraphQL, 50 boards x streams x slides',
-      kind: 'GraphQL',
-      peerTarget: 1,
-      gateway: () => graphql(keys, 0, nested, { org, first: 50 }),
-      constant: true,
-      floor: () => floorGet(`/nested?org=${org}&first=50`),
-      peer: () => peerGraphql(peerNestedQuery, { org, first: 50 }),
-      notes: [],
-    },
+    ...(await nestedCases(context)),
     {
       id: 'b',
       title: 'one board with everything on it',
       kind: 'GraphQL',
       peerTarget: 1,
+      floorTarget: 0.9,
       gateway: (i) => graphql(keys, 0, boardQuery, { rowId: boards[i % boards.length] }),
       constant: false,
       floor: (i) => floorGet(`/board?id=${boards[i % boards.length]}`),
@@ -246,12 +231,14 @@ export async function buildCases(gatewayUrl: string, keys: KeyRing): Promise<Cas
       id: 'g',
       title: `nested GraphQL, ${keyCount} keys in turn`,
       kind: 'GraphQL',
-      peerTarget: 0.8,
+      peerTarget: 1,
+      floorTarget: 0.9,
       gateway: (i) => graphql(keys, i % keyCount, nested, { org: (i % keyCount) + 1, first: 50 }),
       constant: false,
       floor: (i) => floorGet(`/nested?org=${(i % keyCount) + 1}&first=50`),
-      peer: (i) => peerGraphql(peerNestedQuery, { org: (i % keyCount) + 1, first: 50 }),
+      peer: (i) => peerGraphql(peerNestedQuery(), { org: (i % keyCount) + 1, first: 50 }),
       notes: [],
     },
+    ...(await smallCases(context)),
   ];
 }

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { send, type HttpRequest } from './cases.js';
+import { send, type HttpRequest } from './requests.js';
 import type { KeyRing } from './keys.js';
 import { nestedQuery } from './queries.js';
 import type { ChildServer } from './servers.js';
@@ -79,18 +79,23 @@ function normalize(value: unknown): unknown {
   return value.replace(/^\/files\//, '');
 }
 
-/** The scalar values of a JSON answer in document order, whatever the field names and envelope (edges/node, nodes, data). */
-function leaves(value: unknown, path = ''): Leaf[] {
-  if (Array.isArray(value)) return value.flatMap((item, i) => leaves(item, `${path}[${i}]`));
+/**
+ * The scalar values of a JSON answer in document order, whatever the field names and envelope
+ * (edges/node, nodes, data), less those at paths `ignore` matches. Cursors are opaque and each
+ * server writes its own: only whether there is one is compared.
+ */
+function leaves(value: unknown, ignore?: RegExp, path = ''): Leaf[] {
+  if (Array.isArray(value)) return value.flatMap((item, i) => leaves(item, ignore, `${path}[${i}]`));
   if (value !== null && typeof value === 'object')
-    return Object.entries(value).flatMap(([key, item]) => leaves(item, path ? `${path}.${key}` : key));
-  return [{ path: path || '.', value: normalize(value) }];
+    return Object.entries(value).flatMap(([key, item]) => leaves(item, ignore, path ? `${path}.${key}` : key));
+  if (ignore?.test(path)) return [];
+  return [{ path: path || '.', value: /cursor$/i.test(path) ? value !== null : normalize(value) }];
 }
 
 /** Where two answers' scalar values first differ, naming each side's path; undefined when they hold the same values in the same order. */
-function firstLeafDifference(a: unknown, b: unknown): string | undefined {
-  const left = leaves(a);
-  const right = leaves(b);
+function firstLeafDifference(a: unknown, b: unknown, ignore?: RegExp): string | undefined {
+  const left = leaves(a, ignore);
+  const right = leaves(b, ignore);
   for (let i = 0; i < Math.max(left.length, right.length); i++) {
     const [x, y] = [left[i], right[i]];
     if (x && y && isDeepStrictEqual(x.value, y.value)) continue;
@@ -110,6 +115,7 @@ export async function checkAnswers(
   gateway: { server: ChildServer; request: (i: number) => HttpRequest },
   others: { server: ChildServer; request: (i: number) => HttpRequest; sameJson: boolean }[],
   count: number,
+  ignore?: RegExp,
 ): Promise<{ notes: string[]; checked: string[] }> {
   const indexes = Array.from({ length: count }, (_, i) => i);
   const expected = (await sample(gateway.server, indexes.map(gateway.request))).bodies;
@@ -117,9 +123,10 @@ export async function checkAnswers(
   const checked: string[] = [];
   for (const other of others) {
     const bodies = (await sample(other.server, indexes.map(other.request))).bodies;
-    const compare = other.sameJson ? firstDifference : firstLeafDifference;
     const mismatches = expected
-      .map((body, i) => compare(body, bodies[i]))
+      .map((body, i) =>
+        other.sameJson ? firstDifference(body, bodies[i]) : firstLeafDifference(body, bodies[i], ignore),
+      )
       .filter((difference) => difference !== undefined);
     if (mismatches.length === 0) checked.push(other.server.name);
     else

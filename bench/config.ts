@@ -1,3 +1,4 @@
+import { type GatewayNode, gatewayNodes } from './peer-setup.js';
 import type { LiveSettings } from './live.js';
 
 /** Settings of `npm run bench`, from the environment; BENCHMARKS.md lists them. */
@@ -14,8 +15,8 @@ export interface BenchConfig {
   poolSize: number;
   /** Measured runs per case of the gateway and of the peer, in turn; the report shows their median. @default 3 */
   rounds: number;
-  /** Run the gateway on the peer's Node 22 instead of the `node` on PATH (BENCH_GATEWAY_NODE=22). @default false */
-  gatewayOnNode22: boolean;
+  /** Run the gateway on Node 22 (the peer's) or 24 instead of the `node` on PATH (BENCH_GATEWAY_NODE). @default unset */
+  gatewayNode?: GatewayNode;
   /** Sequential requests per case that count statements and check bodies. @default 20 */
   samples: number;
   /** Only these case ids (comma separated), e.g. `a,b` or `live`. @default every case */
@@ -49,8 +50,8 @@ export function loadBenchConfig(): BenchConfig {
   const duration = positive('BENCH_DURATION', 10);
   // 0 skips the warm-up: for a quick functional look, not for figures.
   const warmup = positive('BENCH_WARMUP', 3, true);
-  if (gatewayNode !== undefined && gatewayNode !== '22')
-    throw new Error(`BENCH_GATEWAY_NODE can only be 22 (the peer's Node), got "${gatewayNode}"`);
+  if (gatewayNode !== undefined && !gatewayNodes.includes(gatewayNode as GatewayNode))
+    throw new Error(`BENCH_GATEWAY_NODE can be ${gatewayNodes.join(' or ')}, got "${gatewayNode}"`);
   return {
     adminUrl: process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test',
     duration,
@@ -58,7 +59,7 @@ export function loadBenchConfig(): BenchConfig {
     connections: Math.round(positive('BENCH_CONNECTIONS', 32)),
     poolSize: Math.round(positive('DATABASE_POOL_SIZE', 10)),
     rounds: Math.round(positive('BENCH_ROUNDS', 3)),
-    gatewayOnNode22: gatewayNode === '22',
+    gatewayNode: gatewayNode as GatewayNode | undefined,
     samples: Math.round(positive('BENCH_SAMPLES', 20)),
     cases: process.env.BENCH_CASES ? process.env.BENCH_CASES.split(',').map((id) => id.trim()) : undefined,
     profileDir: process.env.BENCH_PROFILE_DIR || undefined,

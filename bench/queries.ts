@@ -27,11 +27,15 @@ const nestedLevels = [
   'dataStreams { edges { node { rowId name color slides { edges { node { rowId order name enableCamera cameraX1 cameraY1 } } } } } }',
 ];
 
+/** The nested read as clients write it: as it was first measured, with `pageInfo`, or page 2 by cursor. */
+export type NestedForm = 'plain' | 'pageInfo' | 'after';
+
 /** The nested read; `levels` 1..3 only for the check that depth costs no statements. */
-export function nestedQuery(levels = 3): string {
-  return `query Nested($org: Int!, $first: Int!) {
-  whiteboards(first: $first, filter: { organizationId: { eq: $org } }) {
-    totalCount
+export function nestedQuery(levels = 3, form: NestedForm = 'plain'): string {
+  const after = form === 'after';
+  return `query Nested($org: Int!, $first: Int!${after ? ', $after: String!' : ''}) {
+  whiteboards(first: $first${after ? ', after: $after' : ''}, filter: { organizationId: { eq: $org } }) {
+    totalCount${form === 'plain' ? '' : ' pageInfo { hasNextPage endCursor }'}
     edges { node { rowId name updatedAt author { rowId email firstName } organization { rowId name } ${nestedLevels[levels - 1]} } }
   }
 }`;
@@ -46,13 +50,25 @@ const boardNode = `json_build_object('rowId', w.id, 'name', w.name, 'updatedAt',
   'organization', json_build_object('rowId', o.id, 'name', o.name),
   'dataStreams', ${edges(streamNode, page('whiteboard_data_stream', 'whiteboard_id = w.id', 'id', 's'), 's.id')})`;
 
-/** $1 organization, $2 page size. */
-export const nestedFloor = `SELECT json_build_object('data', json_build_object('whiteboards', json_build_object(
-  'totalCount', (SELECT count(*) FROM whiteboard WHERE organization_id = $1::int),
+/** A Pothos cursor of a row id, as the gateway writes it (base64 of `GPC:N:<id>`). */
+const cursor = (id: string) => `encode(convert_to('GPC:N:' || ${id}, 'UTF8'), 'base64')`;
+
+/**
+ * $1 organization, $2 page size; paged, also $3 the row id after which the page starts (null for
+ * page 1) and the connection's pageInfo.
+ */
+function nestedFloor(paged: boolean): string {
+  const pageInfo = paged
+    ? `'pageInfo', (SELECT json_build_object('hasNextPage', EXISTS (SELECT 1 FROM whiteboard WHERE organization_id = $1::int AND id > max(w.id)),
+    'endCursor', ${cursor('max(w.id)')}) FROM w),`
+    : '';
+  return `WITH w AS (SELECT * FROM whiteboard WHERE organization_id = $1::int${paged ? ' AND id > COALESCE($3::int, 0)' : ''} ORDER BY id LIMIT $2::int)
+SELECT json_build_object('data', json_build_object('whiteboards', json_build_object(
+  'totalCount', (SELECT count(*) FROM whiteboard WHERE organization_id = $1::int), ${pageInfo}
   'edges', COALESCE((SELECT json_agg(json_build_object('node', ${boardNode}) ORDER BY w.id)
-    FROM (SELECT * FROM whiteboard WHERE organization_id = $1::int ORDER BY id LIMIT $2::int) w
-    JOIN "user" u ON u.id = w.author_id JOIN organization o ON o.id = w.organization_id), '[]'::json)
+    FROM w JOIN "user" u ON u.id = w.author_id JOIN organization o ON o.id = w.organization_id), '[]'::json)
 )))::text AS body`;
+}
 
 // ---------------------------------------------------------------- b: one board with everything on it
 
@@ -107,19 +123,30 @@ export const boardFloor = `SELECT json_build_object('data', json_build_object('w
 
 // The REST lists answer a page and its total (X-Total-Count): the floor's one statement returns both.
 
-/** $1 rows, $2 organization or null for all: boards in the list form, with author, organization and mini drawing. */
-export const whiteboardListFloor = `SELECT (SELECT count(*) FROM whiteboard WHERE $2::int IS NULL OR organization_id = $2::int) AS total,
-  COALESCE(json_agg(json_build_object(
+/** A board in the legacy REST form, from `w` with its author `u`, organization `o` and mini drawing `f`. */
+const restBoard = `json_build_object(
     'id', w.id, 'name', w.name, 'description', w.description, 'author_id', w.author_id, 'organization_id', w.organization_id,
     'in_the_archive', w.in_the_archive, 'mini_drawing_id', w.mini_drawing_id,
     'created_at', ${iso('w.created_at')}, 'updated_at', ${iso('w.updated_at')},
     'author', json_build_object('id', u.id, 'email', u.email, 'first_name', u.first_name, 'organization_id', u.organization_id),
     'organization', json_build_object('id', o.id, 'name', o.name, 'rate_id', o.rate_id),
     'mini_drawing', CASE WHEN f.id IS NOT NULL THEN json_build_object('id', f.id, 'file', ${fileUrl('f.file')}) END
-  ) ORDER BY w.id), '[]'::json)::text AS body
-  FROM (SELECT * FROM whiteboard WHERE $2::int IS NULL OR organization_id = $2::int ORDER BY id LIMIT $1::int) w
-  JOIN "user" u ON u.id = w.author_id JOIN organization o ON o.id = w.organization_id
+  )`;
+const restBoardJoins = `JOIN "user" u ON u.id = w.author_id JOIN organization o ON o.id = w.organization_id
   LEFT JOIN file f ON f.id = w.mini_drawing_id`;
+
+/** $1 rows, $2 organization or null for all: boards in the list form, with author, organization and mini drawing. */
+export const whiteboardListFloor = `SELECT (SELECT count(*) FROM whiteboard WHERE $2::int IS NULL OR organization_id = $2::int) AS total,
+  COALESCE(json_agg(${restBoard} ORDER BY w.id), '[]'::json)::text AS body
+  FROM (SELECT * FROM whiteboard WHERE $2::int IS NULL OR organization_id = $2::int ORDER BY id LIMIT $1::int) w
+  ${restBoardJoins}`;
+
+/** $1 board id: one board as `GET /api/whiteboard/v1/{id}/` answers it. */
+const whiteboardFloor = `SELECT ${restBoard}::text AS body FROM whiteboard w ${restBoardJoins} WHERE w.id = $1::int`;
+
+/** $1 board id: three columns of one board, as the root field `field` (whiteboard, node) answers them. */
+const lookupFloor = (field: string) => `SELECT json_build_object('data', json_build_object('${field}', (
+  SELECT json_build_object('rowId', id, 'name', name, 'description', description) FROM whiteboard WHERE id = $1::int)))::text AS body`;
 
 /** $1 rows, $2 organization or null for all: slides with their data stream. */
 export const slideListFloor = `SELECT (SELECT count(*) FROM whiteboard_data_stream_slide sl
@@ -162,7 +189,11 @@ export const classConfFloor = `SELECT json_build_object(
 
 /** The floor server's routes: path -> statement and the query-string parameters that fill $1, $2. */
 export const floorRoutes: Record<string, { sql: string; params: string[] }> = {
-  '/nested': { sql: nestedFloor, params: ['org', 'first'] },
+  '/nested': { sql: nestedFloor(false), params: ['org', 'first'] },
+  '/nested-paged': { sql: nestedFloor(true), params: ['org', 'first', 'after'] },
+  '/lookup': { sql: lookupFloor('whiteboard'), params: ['id'] },
+  '/node': { sql: lookupFloor('node'), params: ['id'] },
+  '/whiteboard': { sql: whiteboardFloor, params: ['id'] },
   '/board': { sql: boardFloor, params: ['id'] },
   '/whiteboards': { sql: whiteboardListFloor, params: ['limit', 'org'] },
   '/slides': { sql: slideListFloor, params: ['limit', 'org'] },

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
 import type { BenchConfig } from './config.js';
-import type { Case } from './cases.js';
+import type { Case } from './case.js';
 import type { LoadReport } from './dataset.js';
 import type { LiveResult } from './live.js';
 import type { LoadResult } from './load.js';
@@ -118,7 +118,7 @@ const errors = (s: Summary) =>
 const statementCell = ({ statements: { min, max, underLoad } }: Summary) =>
   `${min === max ? min : `${min}-${max}`} (${fixed(underLoad, 2)})`;
 /** Server + database CPU per request. */
-const cost = (s: Summary) => `${fixed(s.cpu.serverMs, 1)} + ${fixed(s.cpu.databaseMs, 1)}`;
+const cost = (s: Summary) => `${fixed(s.cpu.serverMs, 2)} + ${fixed(s.cpu.databaseMs, 2)}`;
 
 /** The three servers of a case as the table shows them (median rounds). */
 function summaries(r: CaseResult): { gateway?: Summary; peer?: Summary; floor?: Summary } {
@@ -170,18 +170,30 @@ function table(results: CaseResult[]): string {
 function targets(report: RunReport): string {
   const measured = report.results.map((r) => ({ r, ...summaries(r) })).filter((m) => m.gateway);
   const rows: string[] = ['| target | measured | met |', '|---|---|---|'];
-  for (const { r, gateway, peer } of measured) {
-    const value = ratio(gateway, peer);
-    if (value === undefined || r.case.peerTarget === undefined) continue;
-    rows.push(
-      `| ${r.case.id}: req/s at least ${percent(r.case.peerTarget)} of the peer's | ${percent(value)} | ${mark(value >= r.case.peerTarget)} |`,
-    );
+  for (const { r, gateway, peer, floor } of measured) {
+    const { peerTarget, floorTarget, statementTarget } = r.case;
+    const versusPeer = ratio(gateway, peer);
+    if (versusPeer !== undefined && peerTarget !== undefined)
+      rows.push(
+        `| ${r.case.id}: req/s at least ${percent(peerTarget)} of the peer's | ${percent(versusPeer)} | ${mark(versusPeer >= peerTarget)} |`,
+      );
+    const versusFloor = ratio(gateway, floor);
+    if (versusFloor !== undefined && floorTarget !== undefined)
+      rows.push(
+        `| ${r.case.id}: req/s at least ${percent(floorTarget)} of the floor's | ${percent(versusFloor)} | ${mark(versusFloor >= floorTarget)} |`,
+      );
+    if (statementTarget !== undefined)
+      rows.push(
+        `| ${r.case.id}: at most ${statementTarget} statements per request | ${statementCell(gateway!)} | ${mark(gateway!.statements.max <= statementTarget)} |`,
+      );
   }
-  const nested = measured.find(({ r }) => r.case.id === 'a');
-  if (nested?.peer) {
-    const [own, peers] = [nested.gateway!.cpu.serverMs, nested.peer.cpu.serverMs];
+  const reads = measured.filter(({ r, peer }) => peer && r.case.kind !== 'mutation');
+  if (reads.length) {
+    const cpu = reads.map(
+      ({ r, gateway, peer }) => `${r.case.id} ${fixed(gateway!.cpu.serverMs, 2)} / ${fixed(peer!.cpu.serverMs, 2)}`,
+    );
     rows.push(
-      `| a: gateway Node CPU per request at most the peer's | ${fixed(own, 1)} / ${fixed(peers, 1)} ms | ${mark(own <= peers)} |`,
+      `| reads: gateway Node CPU per request at most the peer's (gateway / peer, ms) | ${cpu.join(', ')} | ${mark(reads.every(({ gateway, peer }) => gateway!.cpu.serverMs <= peer!.cpu.serverMs))} |`,
     );
   }
   const paired = measured.filter(({ peer }) => peer);

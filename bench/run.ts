@@ -5,7 +5,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { buildCases, type Case, type HttpRequest } from './cases.js';
+import type { Case } from './case.js';
+import { buildCases } from './cases.js';
+import type { HttpRequest } from './requests.js';
 import { checkAnswers, sample, statementInvariance } from './checks.js';
 import { cleanup, cleanupOnSignals } from './cleanup.js';
 import { loadBenchConfig } from './config.js';
@@ -15,7 +17,7 @@ import { loadDataset, size } from './dataset.js';
 import { issueKeys } from './keys.js';
 import { measureLive, type LiveResult } from './live.js';
 import { runLoad, type LoadSource } from './load.js';
-import { installPeer, nodeVersion, peerNodeOnPath, peerRuntime, startPeer } from './peer-setup.js';
+import { gatewayNodeOnPath, installPeer, nodeVersion, peerRuntime, startPeer } from './peer-setup.js';
 import { renderResults, writeResults, type CaseResult, type Measured } from './report.js';
 import { measureReplicas, renderReplicas } from './replica.js';
 import { startServer, type ChildServer } from './servers.js';
@@ -29,7 +31,7 @@ Measures the gateway against PostGraphile 5 and a hand-written SQL floor on a ge
 PostgreSQL database of its own on the server of DATABASE_URL (postgresql://postgres@127.0.0.1:5432/test),
 and writes the results table into BENCHMARKS.md. Settings: BENCH_DURATION (10 s), BENCH_WARMUP (3 s),
 BENCH_CONNECTIONS (32), BENCH_ROUNDS (3), BENCH_SAMPLES (20), BENCH_CASES (a,b,...), DATABASE_POOL_SIZE (10),
-BENCH_GATEWAY_NODE=22, BENCH_PROFILE_DIR, BENCH_ROW_LEVEL_SECURITY, BENCH_OUTPUT (- prints only). BENCHMARKS.md
+BENCH_GATEWAY_NODE (22 or 24), BENCH_PROFILE_DIR, BENCH_ROW_LEVEL_SECURITY, BENCH_OUTPUT (- prints only). BENCHMARKS.md
 describes them.
 `);
 
@@ -111,7 +113,12 @@ async function runCase(entry: Case, servers: Servers, own: OwnProcesses): Promis
     ...(entry.peer ? [{ server: servers.peer, request: entry.peer, sameJson: false }] : []),
   ];
   if (others.length) {
-    const check = await checkAnswers({ server: servers.gateway, request: entry.gateway }, others, config.samples);
+    const check = await checkAnswers(
+      { server: servers.gateway, request: entry.gateway },
+      others,
+      config.samples,
+      entry.ignore,
+    );
     result.checked = check.checked;
     result.notes.push(...check.notes);
     for (const note of check.notes) log(`${entry.id}. ${note}`);
@@ -155,7 +162,8 @@ async function main(): Promise<void> {
   // Nothing may run unbounded: a generous ceiling over the whole run, in case a server stops answering.
   const budget =
     600 +
-    7 * (2 * config.rounds + 1) * (config.warmup + 2 * config.duration + 60) +
+    // Fifteen request cases: a, a2, a3, b-l.
+    15 * (2 * config.rounds + 1) * (config.warmup + 2 * config.duration + 60) +
     // The replica case: two cases on five topologies per round, and two write loads.
     (10 * config.rounds + 2) * (config.warmup + config.duration + 65);
   setTimeout(() => {
@@ -181,16 +189,16 @@ async function main(): Promise<void> {
   const keys = await issueKeys(gatewayUrl, size.organizations);
 
   // The gateway runs as `npm start` runs it: compiled, with the start script's Node options, on the
-  // `node` of PATH - or on the peer's Node 22 with BENCH_GATEWAY_NODE=22.
+  // `node` of PATH - or on Node 22 or 24 from the npm registry with BENCH_GATEWAY_NODE.
   execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
   const env = { DATABASE_URL: database.url, DATABASE_POOL_SIZE: String(config.poolSize) };
   // The live case's subscribers share the 20 keys.
   const liveEnv = { MAX_SUBSCRIPTIONS_PER_KEY: String(config.live.subscribers) };
-  const gatewayPath = config.gatewayOnNode22 ? peerNodeOnPath() : {};
+  const gatewayPath = config.gatewayNode ? gatewayNodeOnPath(config.gatewayNode, log) : {};
   // The probe and the profiler come in through NODE_OPTIONS, so the start script runs unchanged.
   const nodeOptions = [
     '--import ./bench/statement-probe.mjs',
-    ...(config.profileDir ? [`--cpu-prof --cpu-prof-dir=${config.profileDir}`] : []),
+    ...(config.profileDir ? ['--import ./bench/cpu-profile.mjs'] : []),
   ];
   const gateway = await startServer({
     name: 'gateway',
@@ -202,6 +210,7 @@ async function main(): Promise<void> {
       ...liveEnv,
       ...gatewayPath,
       NODE_ENV: 'production',
+      ...(config.profileDir ? { BENCH_PROFILE_DIR: config.profileDir } : {}),
       NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...nodeOptions].join(' ').trim(),
     },
     readyPath: '/ready',
@@ -220,7 +229,7 @@ async function main(): Promise<void> {
       readyPath: '/health',
     });
     log(`peer ${peer.url} (pid ${peer.pid}, ${runtimes.peer}), floor ${floor.url} (pid ${floor.pid})`);
-    const all = await buildCases(gateway.url, keys);
+    const all = await buildCases(gateway.url, keys, peer.url);
     // The mutation goes last: archived boards would change what the read cases return.
     const cases = all
       .filter((c) => selected(c.id))

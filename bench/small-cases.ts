@@ -1,0 +1,87 @@
+/**
+ * The small requests a real client sends most (issue 20): a lookup of three columns, a refetch by
+ * global id, a REST read by id, and a rename through each door. They cost little SQL, so what they
+ * measure is the fixed cost of a request: HTTP, the pipeline, the context, logs and metrics.
+ */
+import type { Case, CaseContext } from './case.js';
+import {
+  peerLookupQuery,
+  peerNodeIdsQuery,
+  peerNodeQuery,
+  peerRenameQuery,
+  peerRestRenameQuery,
+  peerWhiteboardQuery,
+} from './peer-queries.js';
+import { floorGet, graphql, peerGraphql, rest, send } from './requests.js';
+
+const lookupQuery = `query Lookup($rowId: Int!) { whiteboard(rowId: $rowId) { rowId name description } }`;
+const nodeQuery = `query Node($id: ID!) { node(id: $id) { ... on Whiteboard { rowId name description } } }`;
+const renameQuery = `mutation Rename($input: UpdateWhiteboardInput!) {
+  updateWhiteboard(input: $input) { whiteboard { rowId name } }
+}`;
+
+/** The peer's node ids of the boards, in the gateway's order: its id format is its own. */
+async function peerNodeIds(peerUrl: string, org: number): Promise<string[]> {
+  const answer = await send(peerUrl, peerGraphql(peerNodeIdsQuery, { org }));
+  return (answer.body as { data: { allWhiteboards: { nodes: { id: string }[] } } }).data.allWhiteboards.nodes.map(
+    (node) => node.id,
+  );
+}
+
+/** Every request renames another board (in turn), to a name no earlier request gave it. */
+const renamed = (i: number) => `Renamed board ${i}`;
+
+export async function smallCases({ keys, org, boards, peerUrl }: CaseContext): Promise<Case[]> {
+  const board = (i: number) => boards[i % boards.length];
+  const nodeIds = peerUrl ? await peerNodeIds(peerUrl, org) : [];
+  const read = { kind: 'GraphQL' as const, constant: false, peerTarget: 1, floorTarget: 0.9 };
+  const write = { kind: 'mutation' as const, constant: false, peerTarget: 0.8, statementTarget: 4 };
+  return [
+    {
+      ...read,
+      id: 'h',
+      title: 'one board by rowId, three columns',
+      gateway: (i) => graphql(keys, 0, lookupQuery, { rowId: board(i) }),
+      floor: (i) => floorGet(`/lookup?id=${board(i)}`),
+      peer: (i) => peerGraphql(peerLookupQuery, { rowId: board(i), org }),
+      notes: [`${boards.length} boards in turn`],
+    },
+    {
+      ...read,
+      id: 'i',
+      title: 'one board by node(id:), three columns',
+      gateway: (i) => graphql(keys, 0, nodeQuery, { id: Buffer.from(`Whiteboard:${board(i)}`).toString('base64') }),
+      floor: (i) => floorGet(`/node?id=${board(i)}`),
+      peer: peerUrl ? (i) => peerGraphql(peerNodeQuery, { id: nodeIds[i % nodeIds.length] }) : undefined,
+      notes: ["the peer's node(id:) has no tenancy condition: it reads the row by its key alone"],
+    },
+    {
+      ...read,
+      kind: 'REST',
+      id: 'j',
+      title: 'REST board by id',
+      gateway: (i) => rest(keys, 'GET', `/api/whiteboard/v1/${board(i)}/`),
+      floor: (i) => floorGet(`/whiteboard?id=${board(i)}`),
+      peer: (i) => peerGraphql(peerWhiteboardQuery, { rowId: board(i), org }),
+      notes: [],
+    },
+    {
+      ...write,
+      id: 'k',
+      title: 'rename: updateWhiteboard',
+      gateway: (i) => graphql(keys, 0, renameQuery, { input: { rowId: board(i), name: renamed(i) } }),
+      peer: (i) => peerGraphql(peerRenameQuery, { rowId: board(i), name: renamed(i) }),
+      notes: ["the peer's updateWhiteboardByRowId checks nothing, logs no action and sends no live event"],
+    },
+    {
+      ...write,
+      id: 'l',
+      title: 'rename: REST PUT',
+      gateway: (i) => rest(keys, 'PUT', `/api/whiteboard/v1/${board(i)}/`, { name: renamed(i) }),
+      peer: (i) => peerGraphql(peerRestRenameQuery, { rowId: board(i), name: renamed(i) }),
+      // The gateway stamps updated_at on every write; the peer's table has no trigger that does.
+      ignore: /updated_?at$/i,
+      notes: ['the answer check leaves out updated_at, which only the gateway sets'],
+    },
+  ];
+}
