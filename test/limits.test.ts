@@ -4,7 +4,7 @@ import { auditServer } from 'graphql-http';
 import { loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { schema } from '../src/schema/index.js';
-import { startTestServer, type GraphQLResponse, type TestServer } from './helpers/server.js';
+import { ofTheRequest, startTestServer, type GraphQLResponse, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -62,6 +62,8 @@ describe('operation limits', () => {
   it('refuses, before any SQL, an operation whose page sizes multiply past the row limit, naming the figure, the limit and the largest part', async () => {
     const query = `query Big($boards: Int, $streams: Int, $slides: Int) { ...Boards }
       fragment Boards on Query { ${boardsStreamsSlides('first: $boards', 'first: $streams', 'last: $slides')} }`;
+    // The key's principal is cached first, so that the window holds only what the operation itself sends.
+    await server.graphql('{ me { rowId } }');
     const { result, statements } = await server.countStatements(() =>
       server.graphql(query, { boards: 100, streams: 100, slides: 10 }),
     );
@@ -79,7 +81,7 @@ describe('operation limits', () => {
       /up to 110100 rows; the limit is 50000\..* 100000 of them come from whiteboards\.edges\.node\.dataStreams\.edges\.node\.slides/,
     );
     notASyntaxError(result);
-    expect(statements).toEqual([]);
+    expect(ofTheRequest(statements)).toEqual([]);
 
     // The same document, counted again with other values: 100 + 100 x 5 + 100 x 5 x 10 rows at most.
     const smaller = await server.graphql(query, { boards: 100, streams: 5, slides: 10 });
@@ -122,7 +124,7 @@ describe('operation limits', () => {
       /^Operation nests 16 fields deep, at whiteboards\.edges\..*whiteboard\.name; the limit is 15/,
     );
     notASyntaxError(result);
-    expect(statements).toEqual([]);
+    expect(ofTheRequest(statements)).toEqual([]);
   });
 
   it('refuses an operation with too many aliases, counting a fragment at each spread', async () => {
