@@ -218,4 +218,36 @@ describe('operation limits', () => {
     });
     expect(response.status).toBe(413);
   });
+
+  it('counts a chunked body, which declares no length, as it arrives: past the limit 413 and nothing run, within it answered', async () => {
+    /** POSTs `text` in chunks of 64 KB, with no Content-Length (Transfer-Encoding: chunked). */
+    const chunked = (text: string) => {
+      const bytes = new TextEncoder().encode(text);
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let at = 0; at < bytes.length; at += 65_536) controller.enqueue(bytes.subarray(at, at + 65_536));
+          controller.close();
+        },
+      });
+      return fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': server.keys.viewer },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+    };
+    const { result: large, statements } = await server.countStatements(() =>
+      chunked(JSON.stringify({ query: '{ me { rowId } }', variables: { padding: 'x'.repeat(1_100_000) } })),
+    );
+    expect(large.status).toBe(413);
+    expect((await large.json()).errors[0]).toMatchObject({
+      message: 'Request body larger than 1048576 bytes',
+      extensions: { code: 'PAYLOAD_TOO_LARGE' },
+    });
+    expect(ofTheRequest(statements)).toEqual([]);
+
+    const small = await chunked(JSON.stringify({ query: '{ me { rowId } }' }));
+    expect(small.status).toBe(200);
+    expect((await small.json()).data.me.rowId).toEqual(expect.any(Number));
+  });
 });

@@ -1,7 +1,7 @@
 import type { RequestListener } from 'node:http';
 import { Hono } from 'hono';
 import { getRequestListener } from '@hono/node-server';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, type GraphQLSchema } from 'graphql';
+import { NoSchemaIntrospectionCustomRule, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config, CorsOrigins } from '../config.js';
 import { db, prisma } from '../db/index.js';
@@ -14,7 +14,8 @@ import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, graphiqlOptions, renderGraphiQL }
 import { graphqlErrorReporting, maskError } from './graphql-errors.js';
 import { operationLimits, operationMeasure } from './limits.js';
 import { storableArguments } from './storable-arguments.js';
-import { fileRoutes, isMultipart, uploadBodyBytes } from '../files/http.js';
+import { fileRoutes } from '../files/http.js';
+import { bodyLimits } from './body-limits.js';
 import { useFileStore } from '../files/store.js';
 import { DatabaseFileStore } from '../files/db-store.js';
 import { DirectoryFileStore } from '../files/directory-store.js';
@@ -58,22 +59,6 @@ async function databaseAnswers(): Promise<boolean> {
 
 const graphqlPath = '/graphql';
 
-/** An upload may be larger than an operation: the body limit follows the request's kind. */
-function bodyLimits(config: Pick<Config, 'maxBodyBytes' | 'maxUploadBytes'>): Plugin {
-  return {
-    onRequestParse({ request }) {
-      const limit = isMultipart(request.headers.get('content-type') ?? undefined)
-        ? uploadBodyBytes(config.maxUploadBytes)
-        : config.maxBodyBytes;
-      if (Number(request.headers.get('content-length')) > limit) {
-        throw new GraphQLError(`Request body larger than ${limit} bytes`, {
-          extensions: { code: 'PAYLOAD_TOO_LARGE', http: { status: 413 } },
-        });
-      }
-    },
-  };
-}
-
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, unknown>, Context>;
   /** The instance's subscriptions. */
@@ -116,8 +101,8 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     schema,
     context: contextFactory(live, rateLimits),
     graphqlEndpoint: graphqlPath,
-    // Streamed bodies without a length stop at the larger limit; bodyLimits() refines by kind.
-    maxRequestBodySize: uploadBodyBytes(config.maxUploadBytes),
+    // bodyLimits() limits bodies instead, counting only those that declare no length.
+    maxRequestBodySize: false,
     // Errors that are not GraphQLErrors reach clients as SERVICE_UNAVAILABLE (the database) or "Unexpected error." (bugs).
     maskedErrors: { maskError },
     landingPage: false,
