@@ -2,7 +2,7 @@ import type { RequestListener } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { Plugin } from 'graphql-yoga';
-import { logger } from './logger.js';
+import { requestLogger } from './logger.js';
 import { recordRequest, useMetrics } from './metrics.js';
 import { currentRequest, observeRequests, useOperationRecord, type RequestRecord } from './requests.js';
 import { endHttpSpan, tracedListener, tracing, useGraphQLSpans } from './tracing.js';
@@ -13,7 +13,7 @@ export const metricsOn = (config: { metricsToken?: string; metricsPort?: number 
 
 function logRequest(record: RequestRecord, route: string, status: number, ms: number): void {
   const { caller } = record;
-  logger.info(
+  requestLogger().info(
     {
       requestId: record.id,
       method: record.method,
@@ -36,7 +36,7 @@ function report(metrics: boolean) {
     const ms = performance.now() - record.start;
     // Only `/graphql` has no route noted by the router, and its path is its route.
     const route = record.route ?? record.path;
-    if (logger.isLevelEnabled('info')) logRequest(record, route, status, ms);
+    if (requestLogger().isLevelEnabled('info')) logRequest(record, route, status, ms);
     if (metrics) recordRequest(record, route, status, ms / 1000);
     if (record.span) endHttpSpan(record, route, status);
   };
