@@ -3,11 +3,13 @@
  * profile of the whole process, written there when it exits. Node 20 refuses `--cpu-prof` in
  * NODE_OPTIONS, and the start script must run unchanged, so the profiler is started from inside.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { join } from 'node:path';
 
 const directory = process.env.BENCH_PROFILE_DIR;
+// Made now: an exit handler that fails to write loses the whole profile silently.
+mkdirSync(directory, { recursive: true });
 const session = new Session();
 session.connect();
 session.post('Profiler.enable');
