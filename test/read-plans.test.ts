@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { schema } from '../src/schema/index.js';
+import { rest } from './helpers/rest.js';
 import { ofTheRequest, startTestServer, type TestServer } from './helpers/server.js';
 
 // The same gateway twice over one database: with read plans (the server) and without (the executor).
@@ -211,5 +212,34 @@ describe('read plans answer as the executor does', () => {
     const tooMany = await server.graphql('{ whiteboards(first: 1000) { totalCount } }');
     expect(tooMany.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
     expect(tooMany).toEqual(await executed('{ whiteboards(first: 1000) { totalCount } }', {}, server.keys.owner));
+  });
+});
+
+describe('REST reads by id', () => {
+  /** A REST call to the executor's gateway, as `rest` calls the planned one. */
+  async function executedRest(path: string, key: string) {
+    const response = await executor.request(path, { headers: { 'x-api-key': key } });
+    return { status: response.status, type: response.headers.get('content-type'), body: await response.json() };
+  }
+
+  it("send the planned statement's object as it is: one statement, the executor's answer, and 404 for a row not there", async () => {
+    const { data } = await server.graphql(
+      '{ whiteboards(first: 1) { edges { node { rowId } } } classConfs(first: 1) { edges { node { rowId } } } }',
+    );
+    const board = data!.whiteboards.edges[0].node.rowId;
+    const classConf = data!.classConfs.edges[0].node.rowId;
+    for (const path of [
+      `/api/whiteboard/v1/${board}/`,
+      `/api/library/view/v1/class-conf/${classConf}/`,
+      '/api/whiteboard/v1/99999999/',
+    ]) {
+      await rest(server, 'GET', path);
+      const { result, statements } = await server.countStatements(() => rest(server, 'GET', path));
+      expect(ofTheRequest(statements), path).toHaveLength(1);
+      const expected = await executedRest(path, server.keys.owner);
+      expect({ status: result.status, type: result.headers.get('content-type'), body: result.body }, path).toEqual(
+        expected,
+      );
+    }
   });
 });

@@ -27,9 +27,18 @@ interface OperationPlans {
 // Keyed by the parsed operation, which Yoga's document cache hands back for the same query text.
 const plans = new WeakMap<OperationDefinitionNode, OperationPlans>();
 
+// The JSON text of each root field of a planned answer's `data`, as the statement returned it.
+const plannedTexts = new WeakMap<object, Map<string, string>>();
+
+/** A planned answer's root field as JSON text, unparsed; undefined when the executor answered. */
+export function plannedJson(data: object, key: string): string | undefined {
+  return plannedTexts.get(data)?.get(key);
+}
+
 /**
  * The statement's JSON texts become the response body as they are (Yoga writes `stringify()`), and
- * `data` parses a root field only when read, by the REST layer.
+ * `data` parses a root field only when read, by the REST layer (which takes a whole object's text
+ * through `plannedJson` instead).
  */
 async function run(statement: Statement, values: unknown[]): Promise<ExecutionResult> {
   const [row] = (await db().queryRows(statement.sql, values)) as (string | null)[][];
@@ -39,6 +48,7 @@ async function run(statement: Statement, values: unknown[]): Promise<ExecutionRe
     let parsed: unknown;
     Object.defineProperty(data, key, { enumerable: true, get: () => (parsed ??= JSON.parse(texts[i])) });
   });
+  plannedTexts.set(data, new Map(statement.keys.map((key, i) => [key, texts[i]])));
   const body = `{"data":{${statement.keys.map((key, i) => `${JSON.stringify(key)}:${texts[i]}`).join(',')}}}`;
   return Object.assign({ data }, { stringify: () => body });
 }

@@ -11,6 +11,8 @@ import { snakeCase } from './names.js';
 export interface Answer {
   status: number;
   body?: unknown;
+  /** The body already written as JSON text, sent as it is (instead of `body`). */
+  json?: string;
   headers?: Record<string, string>;
 }
 

@@ -1,5 +1,6 @@
 import { GraphQLError, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import type { CompiledRoute } from './compile.js';
+import { plannedJson } from '../read-plans/plugin.js';
 import { fromGraphQLError, notFound, type Answer, type GraphQLErrorJson } from './errors.js';
 
 /**
@@ -22,8 +23,11 @@ interface GraphQLResult {
 
 /** Shapes the data of a successful operation into the route's answer; see `kind` in route.ts. */
 function shape(route: CompiledRoute, data: Record<string, unknown>): Answer {
-  const value = data[route.rootKey] as Record<string, unknown> | null;
   const status = route.status ?? 200;
+  // A planned answer's object goes out as the statement wrote it, neither parsed nor written again.
+  const json = route.kind === 'object' ? plannedJson(data, route.rootKey) : undefined;
+  if (json !== undefined) return json === 'null' ? notFound() : { status, json };
+  const value = data[route.rootKey] as Record<string, unknown> | null;
   switch (route.kind) {
     case 'list':
     case 'filter': {

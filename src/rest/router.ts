@@ -29,6 +29,8 @@ export const incomingOf = (c: Context) => (c.env as { incoming?: IncomingMessage
 export function write(c: Context, answer: Answer, rateLimits?: RateLimits): Response {
   const decision = rateLimits?.decisions.get(c.req.raw);
   const headers = decision ? { ...answer.headers, ...rateLimitHeaders(decision) } : answer.headers;
+  if (answer.json !== undefined)
+    return c.body(answer.json, answer.status as 200, { ...headers, 'Content-Type': 'application/json' });
   if (answer.body === undefined) return c.body(null, answer.status as 204, headers);
   return c.json(answer.body, answer.status as 200, headers);
 }
