@@ -1,5 +1,4 @@
-import { defaultPageSize, maxPageSize } from '../schema/pagination.js';
-import { cursorRowId } from './identifiers.js';
+import { cursorRowId, defaultPageSize, maxPageSize } from '../schema/pagination.js';
 import { columnOf } from './sql.js';
 import { Slot } from './template.js';
 import { allOf, Unplannable, type OrderKey } from './where.js';

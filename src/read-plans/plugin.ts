@@ -27,12 +27,13 @@ interface OperationPlans {
 // Keyed by the parsed operation, which Yoga's document cache hands back for the same query text.
 const plans = new WeakMap<OperationDefinitionNode, OperationPlans>();
 
-// The JSON text of each root field of a planned answer's `data`, as the statement returned it.
-const plannedTexts = new WeakMap<object, Map<string, string>>();
+// The root fields of a planned answer's `data`, and their JSON texts as the statement returned them.
+const plannedTexts = new WeakMap<object, { keys: string[]; texts: string[] }>();
 
 /** A planned answer's root field as JSON text, unparsed; undefined when the executor answered. */
 export function plannedJson(data: object, key: string): string | undefined {
-  return plannedTexts.get(data)?.get(key);
+  const planned = plannedTexts.get(data);
+  return planned?.texts[planned.keys.indexOf(key)];
 }
 
 /**
@@ -48,7 +49,7 @@ async function run(statement: Statement, values: unknown[]): Promise<ExecutionRe
     let parsed: unknown;
     Object.defineProperty(data, key, { enumerable: true, get: () => (parsed ??= JSON.parse(texts[i])) });
   });
-  plannedTexts.set(data, new Map(statement.keys.map((key, i) => [key, texts[i]])));
+  plannedTexts.set(data, { keys: statement.keys, texts });
   const body = `{"data":{${statement.keys.map((key, i) => `${JSON.stringify(key)}:${texts[i]}`).join(',')}}}`;
   return Object.assign({ data }, { stringify: () => body });
 }

@@ -9,7 +9,8 @@ import {
   type ValueNode,
 } from 'graphql';
 import type { Principal } from '../auth/principal.js';
-import { cursorRowId, globalIdParts } from './identifiers.js';
+import { cursorRowId } from '../schema/pagination.js';
+import { globalIdParts } from './identifiers.js';
 
 /**
  * A variable whose value a cached plan carries as a parameter, filled in at every request: as it

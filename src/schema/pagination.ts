@@ -11,6 +11,22 @@ export const defaultPageSize = 20;
 /** The largest row id (PostgreSQL int4). */
 export const MAX_ROW_ID = 2_147_483_647;
 
+/**
+ * The row id a connection cursor names (Pothos's `GPC:` cursor of the `id` column), or undefined for
+ * one that is not valid: a row id is PostgreSQL int4, which a larger number would overflow in the
+ * cursor row's lookup. The read planner reads cursors with it too, to refuse exactly these.
+ */
+export function cursorRowId(cursor: unknown): number | undefined {
+  if (typeof cursor !== 'string') return undefined;
+  let id: unknown;
+  try {
+    id = parsePrismaCursor(cursor);
+  } catch {
+    return undefined;
+  }
+  return Number.isInteger(id) && Math.abs(id as number) <= MAX_ROW_ID ? (id as number) : undefined;
+}
+
 interface PageArgs {
   first?: number | null;
   last?: number | null;
@@ -29,15 +45,7 @@ function checkedMaxSize(args: PageArgs): number {
   }
   for (const name of ['after', 'before'] as const) {
     const cursor = args[name];
-    if (cursor == null) continue;
-    let value: unknown;
-    try {
-      value = parsePrismaCursor(cursor);
-    } catch {
-      value = undefined;
-    }
-    // A row id: PostgreSQL int4, which a larger number would overflow in the cursor row's lookup.
-    if (!Number.isInteger(value) || Math.abs(value as number) > MAX_ROW_ID)
+    if (cursor != null && cursorRowId(cursor) === undefined)
       throw badUserInput(`Argument "${name}" is not a valid cursor`, name);
   }
   return maxPageSize;
