@@ -98,6 +98,22 @@ describe('operation limits', () => {
     expect((await server.graphql(query, { boards: 50, streams: 20 })).errors).toBeUndefined();
   });
 
+  it("counts the rows reached through a connection's nodes as those reached through its edges", async () => {
+    const query = `{ whiteboards(first: 100) { nodes { dataStreams(first: 100) { nodes { slides(last: 10) { nodes { rowId } } } } } } }`;
+    expect(refusal(await server.graphql(query))).toMatchObject({
+      measure: 'rows',
+      found: 110_100,
+      path: 'whiteboards.nodes.dataStreams.nodes.slides',
+    });
+    const mixed = `{ whiteboards(first: 100) { nodes { rowId } edges { node { dataStreams(first: 100) { nodes { rowId } } } } } }`;
+    expect(refusal(await server.graphql(mixed))).toBeUndefined();
+    const answer = await server.graphql('{ whiteboards(first: 3) { nodes { rowId } edges { node { rowId } } } }');
+    expect(answer.data!.whiteboards.nodes).toEqual(
+      answer.data!.whiteboards.edges.map((edge: { node: unknown }) => edge.node),
+    );
+    expect(answer.data!.whiteboards.nodes).toHaveLength(3);
+  });
+
   it('counts a connection without first or last at the default page size of 20', async () => {
     const ask = askWith({ MAX_NODES: '8419' });
     // 20 + 400 + 8,000 = 8,420.

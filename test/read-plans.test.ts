@@ -215,11 +215,16 @@ describe('read plans answer as the executor does', () => {
   });
 });
 
-describe('REST reads by id', () => {
+describe('REST reads', () => {
   /** A REST call to the executor's gateway, as `rest` calls the planned one. */
   async function executedRest(path: string, key: string) {
     const response = await executor.request(path, { headers: { 'x-api-key': key } });
-    return { status: response.status, type: response.headers.get('content-type'), body: await response.json() };
+    return {
+      status: response.status,
+      type: response.headers.get('content-type'),
+      total: response.headers.get('x-total-count'),
+      body: await response.json(),
+    };
   }
 
   it("send the planned statement's object as it is: one statement, the executor's answer, and 404 for a row not there", async () => {
@@ -237,9 +242,31 @@ describe('REST reads by id', () => {
       const { result, statements } = await server.countStatements(() => rest(server, 'GET', path));
       expect(ofTheRequest(statements), path).toHaveLength(1);
       const expected = await executedRest(path, server.keys.owner);
-      expect({ status: result.status, type: result.headers.get('content-type'), body: result.body }, path).toEqual(
-        expected,
-      );
+      expect({ status: result.status, type: result.headers.get('content-type'), body: result.body }, path).toEqual({
+        ...expected,
+        total: undefined,
+      });
+    }
+  });
+
+  it("send the planned statement's list of nodes as it is, with its count: one statement, the executor's answer", async () => {
+    for (const path of [
+      '/api/whiteboard/v1/',
+      '/api/whiteboard/v1/data-stream-slide/?limit=5&offset=2',
+      '/api/library/control/v1/filter/?name__contains=a&ordering=-name&limit=3',
+      '/api/whiteboard/v1/?offset=100000',
+    ]) {
+      await rest(server, 'GET', path);
+      const { result, statements } = await server.countStatements(() => rest(server, 'GET', path));
+      expect(ofTheRequest(statements), path).toHaveLength(1);
+      const answer = {
+        status: result.status,
+        type: result.headers.get('content-type'),
+        total: result.headers.get('x-total-count'),
+        body: result.body,
+      };
+      expect(answer, path).toEqual(await executedRest(path, server.keys.owner));
+      expect(answer.status, path).toBe(200);
     }
   });
 });

@@ -290,7 +290,7 @@ class Planner {
     });
   }
 
-  /** A Relay connection over a page: `totalCount`, `pageInfo`, and `edges` with `node` and `cursor`. */
+  /** A Relay connection over a page: `totalCount`, `pageInfo`, `edges` with `node` and `cursor`, and `nodes`. */
   connection(type: GraphQLObjectType, nodes: readonly FieldNode[], page: Page): string {
     const table = this.table(page.model);
     const rows = this.rows(page);
@@ -312,6 +312,10 @@ class Planner {
             cursorOf,
           ),
         ];
+      if (name === 'nodes') {
+        const node = getNamedType(type.getFields().nodes.type) as GraphQLObjectType;
+        return [key, this.eachRow(rows, (row) => this.object(node, selected, page.model, row))];
+      }
       if (name === 'pageInfo')
         return [
           key,
@@ -363,17 +367,28 @@ class Planner {
     rows: Rows,
     cursorOf: (row: string) => string,
   ): string {
+    return this.eachRow(rows, (row) =>
+      jsonObject(
+        [...subfields(this.scope, type, nodes)].map(([key, selected]): [string, string] => {
+          const name = selected[0].name.value;
+          if (name === '__typename') return [key, jsonLiteral(type.name)];
+          // Pothos's cursor of a row id: "GPC:" and the id as a tagged number.
+          if (name === 'cursor') return [key, cursorOf(row)];
+          if (name === 'node')
+            return [
+              key,
+              this.object(getNamedType(type.getFields().node.type) as GraphQLObjectType, selected, model, row),
+            ];
+          throw new Unplannable(`${type.name}.${name}`);
+        }),
+      ),
+    );
+  }
+
+  /** A JSON array of `element` for each row of a page, in the page's order. */
+  private eachRow(rows: Rows, element: (row: string) => string): string {
     const [inner, row] = [this.scope.alias(), this.scope.alias()];
-    const entries = [...subfields(this.scope, type, nodes)].map(([key, selected]): [string, string] => {
-      const name = selected[0].name.value;
-      if (name === '__typename') return [key, jsonLiteral(type.name)];
-      // Pothos's cursor of a row id: "GPC:" and the id as a tagged number.
-      if (name === 'cursor') return [key, cursorOf(row)];
-      if (name === 'node')
-        return [key, this.object(getNamedType(type.getFields().node.type) as GraphQLObjectType, selected, model, row)];
-      throw new Unplannable(`${type.name}.${name}`);
-    });
-    return jsonArray(jsonObject(entries), orderSql(row, rows.keys), `(${rows.select(inner)}) ${row}`);
+    return jsonArray(element(row), orderSql(row, rows.keys), `(${rows.select(inner)}) ${row}`);
   }
 
   /** Pothos's `pageInfo` (wrapConnectionResult): what the arguments say, whether rows follow, and the edges' first and last cursors. */

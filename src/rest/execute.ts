@@ -21,22 +21,33 @@ interface GraphQLResult {
   errors?: readonly GraphQLErrorJson[];
 }
 
+// A list route's `{ totalCount nodes {...} }` as the planner writes it: compact, in the selection's order (sql.ts).
+const plannedList = /^\{"totalCount":(\d+),"nodes":/;
+
+/**
+ * A planned answer's object, or list of nodes, goes out as the statement wrote it, neither parsed
+ * nor written again; undefined when the resolvers answered (or the route shapes otherwise).
+ */
+function plannedAnswer(route: CompiledRoute, data: Record<string, unknown>, status: number): Answer | undefined {
+  if (route.kind !== 'object' && route.kind !== 'list' && route.kind !== 'filter') return undefined;
+  const text = plannedJson(data, route.rootKey);
+  if (text === undefined) return undefined;
+  if (route.kind === 'object') return text === 'null' ? notFound() : { status, json: text };
+  const list = plannedList.exec(text);
+  return list ? { status, json: text.slice(list[0].length, -1), headers: { 'X-Total-Count': list[1] } } : undefined;
+}
+
 /** Shapes the data of a successful operation into the route's answer; see `kind` in route.ts. */
 function shape(route: CompiledRoute, data: Record<string, unknown>): Answer {
   const status = route.status ?? 200;
-  // A planned answer's object goes out as the statement wrote it, neither parsed nor written again.
-  const json = route.kind === 'object' ? plannedJson(data, route.rootKey) : undefined;
-  if (json !== undefined) return json === 'null' ? notFound() : { status, json };
+  const planned = plannedAnswer(route, data, status);
+  if (planned) return planned;
   const value = data[route.rootKey] as Record<string, unknown> | null;
   switch (route.kind) {
     case 'list':
     case 'filter': {
-      const connection = value as { totalCount: number; edges: { node: unknown }[] };
-      return {
-        status,
-        body: connection.edges.map((edge) => edge.node),
-        headers: { 'X-Total-Count': String(connection.totalCount) },
-      };
+      const connection = value as { totalCount: number; nodes: unknown[] };
+      return { status, body: connection.nodes, headers: { 'X-Total-Count': String(connection.totalCount) } };
     }
     case 'info':
       return { status, body: { total_count: (value as { totalCount: number }).totalCount, fields: route.infoFields } };

@@ -5,6 +5,7 @@ import {
   isObjectType,
   print,
   type FieldNode,
+  type GraphQLList,
   type GraphQLOutputType,
   type SelectionSetNode,
 } from 'graphql';
@@ -95,7 +96,7 @@ function requestBody(route: CompiledRoute, schemas: JsonSchemas) {
   };
 }
 
-/** The type and selection of the field at `key` of a selection (a connection's `edges`, a payload's row). */
+/** The type and selection of the field at `key` of a selection (a connection's `nodes`, a payload's row). */
 function fieldAt(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, key: string) {
   const field = selectionSet?.selections.find(
     (selection): selection is FieldNode =>
@@ -115,9 +116,9 @@ function answerSchema(route: CompiledRoute, schemas: JsonSchemas): JsonSchema {
     case 'list':
     case 'filter': {
       // The connection's nodes, as a plain array.
-      const edges = fieldAt(root.type, root.selectionSet, 'edges');
-      const node = fieldAt(edges.type, edges.selectionSet, 'node');
-      return { type: 'array', items: schemas.selection(node.type, node.selectionSet) };
+      const nodes = fieldAt(root.type, root.selectionSet, 'nodes');
+      const item = (getNullableType(nodes.type) as GraphQLList<GraphQLOutputType>).ofType;
+      return { type: 'array', items: schemas.selection(item, nodes.selectionSet) };
     }
     case 'payload': {
       const row = fieldAt(root.type, root.selectionSet, route.payloadKey!);

@@ -11,7 +11,7 @@
  *   kind         how the request is read and the answer shaped; the same verb means the same everywhere:
  *                  list    limit (default 100, at most 100) and offset go to $first and $offset (offset
  *                          only when the operation declares it); the root field is a connection: the
- *                          answer is the array of its edges' nodes, `totalCount` goes in X-Total-Count.
+ *                          answer is its `nodes` array, `totalCount` goes in X-Total-Count.
  *                  filter  a list that also takes one query parameter per field and operator of the
  *                          root field's `filter` argument (`name`, `name__contains`, `author_id__in=1,2`) into
  *                          $filter, and `ordering=-created_at,name` into $orderBy.

@@ -131,7 +131,7 @@ export function verbs(group: Group) {
         'query',
         name,
         { ...request.vars, ...vars },
-        `${spec.field}${argumentList(values)} { totalCount edges { node { ${spec.select} } } }`,
+        `${spec.field}${argumentList(values)} { totalCount nodes { ${spec.select} } }`,
       ),
       pathParams: request.pathParams,
       queryParams: request.queryParams,

@@ -49,6 +49,8 @@ export const builder = new SchemaBuilder<{
     cursorType: 'String',
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
+    // `nodes` beside `edges`, as PostGraphile and Hasura offer: a client that needs no cursors asks less.
+    nodesOnConnection: true,
     decodeGlobalID: decodeGlobalId,
     nodeQueryOptions: {
       extensions: readPlan({ nodes: 'one' }),
