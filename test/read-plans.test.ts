@@ -249,6 +249,22 @@ describe('REST reads', () => {
     }
   });
 
+  it('answer a PUT with the row read back by one planned statement: what the GET answers after it', async () => {
+    const { data } = await server.graphql('{ whiteboards(first: 1) { edges { node { rowId } } } }');
+    const path = `/api/whiteboard/v1/${data!.whiteboards.edges[0].node.rowId}/`;
+    const { result, statements } = await server.countStatements(() =>
+      rest(server, 'PUT', path, { json: { name: 'Read back' } }),
+    );
+    expect(ofTheRequest(statements)).toHaveLength(2);
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({ name: 'Read back' });
+    const expected = await executedRest(path, server.keys.owner);
+    expect({ status: result.status, type: result.headers.get('content-type'), body: result.body }).toEqual({
+      ...expected,
+      total: undefined,
+    });
+  });
+
   it("send the planned statement's list of nodes as it is, with its count: one statement, the executor's answer", async () => {
     for (const path of [
       '/api/whiteboard/v1/',

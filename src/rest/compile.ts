@@ -28,6 +28,14 @@ export interface CompiledRoute extends Route {
     document: DocumentNode;
     operationName: string;
   };
+  /** Route.answer parsed and validated like the operation, with its root field. */
+  compiledAnswer?: {
+    document: DocumentNode;
+    operationName: string;
+    root: FieldNode;
+    rootKey: string;
+    rootField: GraphQLField<unknown, unknown>;
+  };
   root: FieldNode;
   /** Where the answer is in the data: the root field's response key, and for a payload its one field's. */
   rootKey: string;
@@ -63,8 +71,9 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
     return definition && (typeFromAST(schema, definition.type) as GraphQLInputType | undefined);
   };
   const checkDocument = route.rowCheck && parse(route.rowCheck.operation);
-  const invalid = [document, ...(checkDocument ? [checkDocument] : [])].flatMap((each) =>
-    validate(schema, each).map((error) => error.message),
+  const answerDocument = route.answer ? parse(route.answer) : undefined;
+  const invalid = [document, checkDocument, answerDocument].flatMap((each) =>
+    each ? validate(schema, each).map((error) => error.message) : [],
   );
   // A route that cannot run is a bug of the table: the start stops rather than serve it.
   if (invalid.length)
@@ -165,8 +174,9 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
         row: route.rowCheck.row,
         equals: route.rowCheck.equals,
         document: checkDocument,
-        operationName: (checkDocument.definitions[0] as OperationDefinitionNode).name!.value,
+        operationName: operationNameOf(checkDocument),
       },
+    compiledAnswer: answerDocument && compiledQuery(answerDocument, schema),
     root,
     rootKey: responseKey(root),
     payloadKey: route.kind === 'payload' ? responseKey(root.selectionSet!.selections[0] as FieldNode) : undefined,
@@ -176,6 +186,15 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
     bodyRequired,
     infoFields: route.kind === 'info' && isInputObjectType(filterType) ? infoFields(filterType) : undefined,
   };
+}
+
+const operationNameOf = (document: DocumentNode) => (document.definitions[0] as OperationDefinitionNode).name!.value;
+
+/** A query of one root field, as the route runs it: its name, and where its value is in the data. */
+function compiledQuery(document: DocumentNode, schema: GraphQLSchema) {
+  const root = (document.definitions[0] as OperationDefinitionNode).selectionSet.selections[0] as FieldNode;
+  const rootField = schema.getQueryType()!.getFields()[root.name.value];
+  return { document, operationName: operationNameOf(document), root, rootKey: responseKey(root), rootField };
 }
 
 function getNamedTypeOf(type: GraphQLInputType | null | undefined) {

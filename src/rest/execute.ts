@@ -24,41 +24,47 @@ interface GraphQLResult {
 // A list route's `{ totalCount nodes {...} }` as the planner writes it: compact, in the selection's order (sql.ts).
 const plannedList = /^\{"totalCount":(\d+),"nodes":/;
 
+/** A kind of answer, and where it is in the data: a route's own, or its answer read's (an `object`). */
+type Shaping = Pick<CompiledRoute, 'kind' | 'rootKey' | 'payloadKey' | 'infoFields'> & { status: number };
+
 /**
  * A planned answer's object, or list of nodes, goes out as the statement wrote it, neither parsed
- * nor written again; undefined when the resolvers answered (or the route shapes otherwise).
+ * nor written again; undefined when the resolvers answered (or the kind shapes otherwise).
  */
-function plannedAnswer(route: CompiledRoute, data: Record<string, unknown>, status: number): Answer | undefined {
-  if (route.kind !== 'object' && route.kind !== 'list' && route.kind !== 'filter') return undefined;
-  const text = plannedJson(data, route.rootKey);
+function plannedAnswer({ kind, rootKey, status }: Shaping, data: Record<string, unknown>): Answer | undefined {
+  if (kind !== 'object' && kind !== 'list' && kind !== 'filter') return undefined;
+  const text = plannedJson(data, rootKey);
   if (text === undefined) return undefined;
-  if (route.kind === 'object') return text === 'null' ? notFound() : { status, json: text };
+  if (kind === 'object') return text === 'null' ? notFound() : { status, json: text };
   const list = plannedList.exec(text);
   return list ? { status, json: text.slice(list[0].length, -1), headers: { 'X-Total-Count': list[1] } } : undefined;
 }
 
-/** Shapes the data of a successful operation into the route's answer; see `kind` in route.ts. */
-function shape(route: CompiledRoute, data: Record<string, unknown>): Answer {
-  const status = route.status ?? 200;
-  const planned = plannedAnswer(route, data, status);
+/** Shapes the data of a successful operation into the answer; see `kind` in route.ts. */
+function shape(shaping: Shaping, data: Record<string, unknown>): Answer {
+  const planned = plannedAnswer(shaping, data);
   if (planned) return planned;
-  const value = data[route.rootKey] as Record<string, unknown> | null;
-  switch (route.kind) {
+  const { status } = shaping;
+  const value = data[shaping.rootKey] as Record<string, unknown> | null;
+  switch (shaping.kind) {
     case 'list':
     case 'filter': {
       const connection = value as { totalCount: number; nodes: unknown[] };
       return { status, body: connection.nodes, headers: { 'X-Total-Count': String(connection.totalCount) } };
     }
     case 'info':
-      return { status, body: { total_count: (value as { totalCount: number }).totalCount, fields: route.infoFields } };
+      return {
+        status,
+        body: { total_count: (value as { totalCount: number }).totalCount, fields: shaping.infoFields },
+      };
     case 'object':
       return value == null ? notFound() : { status, body: value };
     case 'payload': {
-      const inner = value?.[route.payloadKey!];
+      const inner = value?.[shaping.payloadKey!];
       return inner == null ? notFound() : { status, body: inner };
     }
     case 'empty':
-      return { status: route.status ?? 204 };
+      return { status };
   }
 }
 
@@ -105,5 +111,14 @@ export async function execute(
   const result = await run(pipeline, caller, route.document, route.operationName, variables);
   // A REST answer cannot be partial: the first error decides.
   if (result.errors?.length) return fromGraphQLError(result.errors[0], route, variables);
-  return shape(route, result.data ?? {});
+  const status = route.status ?? (route.kind === 'empty' ? 204 : 200);
+  if (!route.compiledAnswer) return shape({ ...route, status }, result.data ?? {});
+  const written = (result.data?.[route.rootKey] as Record<string, { rowId: number } | null> | null)?.[
+    route.payloadKey!
+  ];
+  if (!written) return notFound();
+  const { document, operationName, rootKey } = route.compiledAnswer;
+  const read = await run(pipeline, caller, document, operationName, { id: written.rowId });
+  if (read.errors?.length) return fromGraphQLError(read.errors[0], route, variables);
+  return shape({ kind: 'object', rootKey, status }, read.data ?? {});
 }

@@ -4,6 +4,7 @@ import {
   isListType,
   isObjectType,
   print,
+  type DocumentNode,
   type FieldNode,
   type GraphQLList,
   type GraphQLOutputType,
@@ -121,6 +122,8 @@ function answerSchema(route: CompiledRoute, schemas: JsonSchemas): JsonSchema {
       return { type: 'array', items: schemas.selection(item, nodes.selectionSet) };
     }
     case 'payload': {
+      const answer = route.compiledAnswer;
+      if (answer) return nonNull(schemas.selection(answer.rootField.type, answer.root.selectionSet));
       const row = fieldAt(root.type, root.selectionSet, route.payloadKey!);
       return nonNull(schemas.selection(row.type, row.selectionSet));
     }
@@ -163,9 +166,14 @@ function responses(route: CompiledRoute, schemas: JsonSchemas) {
   };
 }
 
+const graphqlBlock = (document: DocumentNode) => `\n\n\`\`\`graphql\n${print(document)}\n\`\`\``;
+
 function description(route: CompiledRoute): string {
   const access = route.public ? 'Needs no API key. ' : '';
-  return `${access}Runs this GraphQL operation:\n\n\`\`\`graphql\n${print(route.document)}\n\`\`\``;
+  const answer = route.compiledAnswer
+    ? `\n\nThen answers the written row as this query reads it:${graphqlBlock(route.compiledAnswer.document)}`
+    : '';
+  return `${access}Runs this GraphQL operation:${graphqlBlock(route.document)}${answer}`;
 }
 
 /**

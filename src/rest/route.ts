@@ -19,7 +19,7 @@
  *                          fields read from the filter's input type.
  *                  object  the root field's value; null answers 404.
  *                  payload the one field selected inside the root field (a mutation payload's
- *                          `whiteboard { ... }`); null answers 404.
+ *                          `whiteboard { ... }`), or the row read back by `answer`; null answers 404.
  *                  empty   204 without a body (deletes).
  *   operation    a GraphQL document with one named operation. Aliases give the legacy snake_case keys
  *                (`author_id: authorId`). It is parsed and validated once, at start-up; one that does
@@ -89,6 +89,13 @@ export interface Route {
    * parent) or a fixed value (an archived board). Otherwise 404, before the operation runs.
    */
   rowCheck?: { row: string; operation: string; equals: { param: string } | { value: boolean } };
+  /**
+   * For a `payload` route: a query (`$id`: the row id, which the payload selects as `rowId`) whose
+   * root field's value is the answer, read once the operation has written the row, as `object`
+   * shapes it. The row's legacy form is then one planned statement, not the resolvers' reads of
+   * its relations inside the mutation.
+   */
+  answer?: string;
   queryParams?: Record<string, string>;
   body?: string;
   status?: 200 | 201 | 204;

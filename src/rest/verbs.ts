@@ -212,14 +212,16 @@ export function verbs(group: Group) {
 
     update: (name: string, path: string, spec: RowSpec & MutationSpec): Route => {
       const mutation = spec.mutation ?? `update${spec.type}`;
+      const field = lowerFirst(spec.type);
       return route(name, 'PUT', path, {
         kind: 'payload',
         operation: document(
           'mutation',
           name,
           { input: inputOf(mutation) },
-          `${mutation}(input: $input) { ${lowerFirst(spec.type)} { ${spec.select} } }`,
+          `${mutation}(input: $input) { ${field} { rowId } }`,
         ),
+        answer: document('query', `${name} Answer`, { id: 'Int!' }, `${field}(rowId: $id) { ${spec.select} }`),
         ...rowTarget(name, spec, 'input.rowId'),
         body: 'input',
       });
