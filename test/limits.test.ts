@@ -235,23 +235,24 @@ describe('operation limits', () => {
     expect(response.status).toBe(413);
   });
 
+  /** Sends `text` as JSON in chunks of 64 KB, with no Content-Length (Transfer-Encoding: chunked). */
+  const chunked = (text: string, { path = '/graphql', method = 'POST', key = server.keys.viewer } = {}) => {
+    const bytes = new TextEncoder().encode(text);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let at = 0; at < bytes.length; at += 65_536) controller.enqueue(bytes.subarray(at, at + 65_536));
+        controller.close();
+      },
+    });
+    return fetch(`${server.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+  };
+
   it('counts a chunked body, which declares no length, as it arrives: past the limit 413 and nothing run, within it answered', async () => {
-    /** POSTs `text` in chunks of 64 KB, with no Content-Length (Transfer-Encoding: chunked). */
-    const chunked = (text: string) => {
-      const bytes = new TextEncoder().encode(text);
-      const body = new ReadableStream<Uint8Array>({
-        start(controller) {
-          for (let at = 0; at < bytes.length; at += 65_536) controller.enqueue(bytes.subarray(at, at + 65_536));
-          controller.close();
-        },
-      });
-      return fetch(`${server.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': server.keys.viewer },
-        body,
-        duplex: 'half',
-      } as RequestInit);
-    };
     const { result: large, statements } = await server.countStatements(() =>
       chunked(JSON.stringify({ query: '{ me { rowId } }', variables: { padding: 'x'.repeat(1_100_000) } })),
     );
@@ -265,5 +266,34 @@ describe('operation limits', () => {
     const small = await chunked(JSON.stringify({ query: '{ me { rowId } }' }));
     expect(small.status).toBe(200);
     expect((await small.json()).data.me.rowId).toEqual(expect.any(Number));
+  });
+
+  it('refuses a REST body past the limit with 413, by its declared length or as it streams, running nothing', async () => {
+    const { data } = await server.graphql('{ whiteboards(first: 1) { edges { node { rowId name } } } }');
+    const board = data!.whiteboards.edges[0].node;
+    const path = `/api/whiteboard/v1/${board.rowId}/`;
+    const large = JSON.stringify({ name: 'Too large', description: 'x'.repeat(1_100_000) });
+    const refused = { detail: 'Request body larger than 1048576 bytes' };
+    for (const send of [
+      () =>
+        fetch(`${server.url}${path}`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json', 'x-api-key': server.keys.owner },
+          body: large,
+        }),
+      () => chunked(large, { path, method: 'PUT', key: server.keys.owner }),
+    ]) {
+      const { result, statements } = await server.countStatements(send);
+      expect(result.status).toBe(413);
+      expect(await result.json()).toEqual(refused);
+      expect(ofTheRequest(statements)).toEqual([]);
+    }
+    expect((await server.graphql(`{ whiteboard(rowId: ${board.rowId}) { name } }`)).data!.whiteboard.name).toBe(
+      board.name,
+    );
+
+    const small = await chunked(JSON.stringify({ name: 'Streamed' }), { path, method: 'PUT', key: server.keys.owner });
+    expect(small.status).toBe(200);
+    expect(await small.json()).toMatchObject({ id: board.rowId, name: 'Streamed' });
   });
 });
