@@ -19,28 +19,27 @@ import { snakeCase } from './names.js';
 import type { Param } from './param.js';
 import { defaultLimit, maxLimit, type Route } from './route.js';
 
-/** A route as served: its operation parsed and validated, its parameters typed from the schema. */
-export interface CompiledRoute extends Route {
-  operationName: string;
+/** An operation of one root field, as a route runs it: its name, its root field and where its value is in the data. */
+export interface CompiledOperation {
   document: DocumentNode;
+  operationName: string;
+  root: FieldNode;
+  /** The root field's response key. */
+  rootKey: string;
+  rootField: GraphQLField<unknown, unknown> | undefined;
+}
+
+/** A route as served: its operation parsed and validated, its parameters typed from the schema. */
+export interface CompiledRoute extends Route, CompiledOperation {
   /** Route.rowCheck with its query parsed and validated like the operation. */
   compiledRowCheck?: Omit<NonNullable<Route['rowCheck']>, 'operation'> & {
     document: DocumentNode;
     operationName: string;
   };
-  /** Route.answer parsed and validated like the operation, with its root field. */
-  compiledAnswer?: {
-    document: DocumentNode;
-    operationName: string;
-    root: FieldNode;
-    rootKey: string;
-    rootField: GraphQLField<unknown, unknown>;
-  };
-  root: FieldNode;
-  /** Where the answer is in the data: the root field's response key, and for a payload its one field's. */
-  rootKey: string;
+  /** Route.answer parsed and validated like the operation. */
+  compiledAnswer?: CompiledOperation;
+  /** For a payload, where the row is inside the root field's value. */
   payloadKey?: string;
-  rootField: GraphQLField<unknown, unknown> | undefined;
   params: Param[];
   /** The body is a multipart form (an input with an Upload field). */
   multipart: boolean;
@@ -60,9 +59,7 @@ function placeholders(path: string): string[] {
 export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute {
   const document = parse(route.operation);
   const operation = document.definitions[0] as OperationDefinitionNode;
-  const root = operation.selectionSet.selections[0] as FieldNode;
-  const rootType = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
-  const rootField = rootType?.getFields()[root.name.value];
+  const compiled = compiledOperation(document, schema);
   const definitions = new Map(
     (operation.variableDefinitions ?? []).map((definition) => [definition.variable.name.value, definition]),
   );
@@ -167,8 +164,7 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
 
   return {
     ...route,
-    operationName: operation.name!.value,
-    document,
+    ...compiled,
     compiledRowCheck: route.rowCheck &&
       checkDocument && {
         row: route.rowCheck.row,
@@ -176,11 +172,9 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
         document: checkDocument,
         operationName: operationNameOf(checkDocument),
       },
-    compiledAnswer: answerDocument && compiledQuery(answerDocument, schema),
-    root,
-    rootKey: responseKey(root),
-    payloadKey: route.kind === 'payload' ? responseKey(root.selectionSet!.selections[0] as FieldNode) : undefined,
-    rootField,
+    compiledAnswer: answerDocument && compiledOperation(answerDocument, schema),
+    payloadKey:
+      route.kind === 'payload' ? responseKey(compiled.root.selectionSet!.selections[0] as FieldNode) : undefined,
     params,
     multipart,
     bodyRequired,
@@ -190,10 +184,11 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
 
 const operationNameOf = (document: DocumentNode) => (document.definitions[0] as OperationDefinitionNode).name!.value;
 
-/** A query of one root field, as the route runs it: its name, and where its value is in the data. */
-function compiledQuery(document: DocumentNode, schema: GraphQLSchema) {
-  const root = (document.definitions[0] as OperationDefinitionNode).selectionSet.selections[0] as FieldNode;
-  const rootField = schema.getQueryType()!.getFields()[root.name.value];
+function compiledOperation(document: DocumentNode, schema: GraphQLSchema): CompiledOperation {
+  const operation = document.definitions[0] as OperationDefinitionNode;
+  const root = operation.selectionSet.selections[0] as FieldNode;
+  const rootType = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  const rootField = rootType?.getFields()[root.name.value];
   return { document, operationName: operationNameOf(document), root, rootKey: responseKey(root), rootField };
 }
 

@@ -123,7 +123,7 @@ function answerSchema(route: CompiledRoute, schemas: JsonSchemas): JsonSchema {
     }
     case 'payload': {
       const answer = route.compiledAnswer;
-      if (answer) return nonNull(schemas.selection(answer.rootField.type, answer.root.selectionSet));
+      if (answer?.rootField) return nonNull(schemas.selection(answer.rootField.type, answer.root.selectionSet));
       const row = fieldAt(root.type, root.selectionSet, route.payloadKey!);
       return nonNull(schemas.selection(row.type, row.selectionSet));
     }
