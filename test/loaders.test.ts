@@ -146,3 +146,26 @@ it('answers nodes over 50 ids of three types with one statement planned, one per
     expect(statements).toHaveLength(count);
   }
 });
+
+// Through the resolvers: the boards with their streams, the cursor row's visibility, and the second
+// selection read for all 20 boards at once through the row loader (its rows apart, as Prisma reads a cursor page).
+it('answers a relation selected twice with other arguments below each of 20 boards with one statement planned, and four through the resolvers', async () => {
+  const cursor = Buffer.from(`GPC:N:${streams[0].id}`).toString('base64');
+  const query = /* GraphQL */ `{
+    ${boards.map((board, i) => `b${i}: whiteboard(rowId: ${board.id}) { name dataStreams { nodes { name } } after: dataStreams(first: 1, after: "${cursor}") { nodes { name } } }`).join('\n    ')}
+  }`;
+  for (const [url, count] of [
+    [server.url, 1],
+    [executor.url, 4],
+  ] as const) {
+    const { data, statements } = await statementsOf(url, query);
+    // A cursor row that is not among a board's streams gives that board an empty page.
+    for (const [i, board] of boards.entries())
+      expect(data[`b${i}`]).toEqual({
+        name: board.name,
+        dataStreams: { nodes: [{ name: streams[i].name }] },
+        after: { nodes: [] },
+      });
+    expect(statements).toHaveLength(count);
+  }
+});

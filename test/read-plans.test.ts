@@ -138,8 +138,7 @@ describe('read plans answer as the executor does', () => {
     }
     const nested = `{ whiteboard(rowId: 1) { dataStreams(first: 1, after: "${Buffer.from('GPC:N:1').toString('base64')}") { ${pageInfo} edges { cursor node { rowId } } } } }`;
     expect(await sameBothWays(nested)).toHaveLength(1);
-    // Under `me`, read with findUnique, Prisma pages the to-many relations of that one row in SQL, from
-    // any cursor row's place; anywhere else (below its to-one relations too), per parent row in memory.
+    // Under `me` as anywhere else, a cursor row that is not among the parent row's rows gives an empty page.
     const underMe = /* GraphQL */ `
       query UnderMe($after: String, $before: String) {
         me {
@@ -170,6 +169,25 @@ describe('read plans answer as the executor does', () => {
       { id: globalId('PageInfo', 1), ids: [globalId('Nothing', 1)] },
     ]) {
       expect(await sameBothWays(nodes, variables)).toHaveLength(1);
+    }
+  });
+
+  it('two selections of one relation with other arguments below one row: each its own page, as the resolvers answer', async () => {
+    // The resolvers read the second selection for its row alone (pageOfParent), and `me` with findFirst:
+    // a cursor row of another board's streams, or of another user's memberships, gives an empty page there too.
+    for (const id of [1, 2, 3, 4, 5, 6, 999999]) {
+      const cursor = Buffer.from(`GPC:N:${id}`).toString('base64');
+      const query = /* GraphQL */ `{
+        whiteboard(rowId: 1) {
+          before: dataStreams(last: 1, before: "${cursor}") { totalCount nodes { rowId } }
+          after: dataStreams(first: 1, after: "${cursor}") { pageInfo { hasNextPage } edges { node { rowId } } }
+          all: dataStreams { nodes { rowId } }
+        }
+        me { after: memberships(first: 1, after: "${cursor}") { totalCount nodes { rowId } } all: memberships { nodes { rowId } } }
+        alone: me { memberships(first: 1, after: "${cursor}") { nodes { rowId } } }
+      }`;
+      for (const key of [server.keys.owner, server.keys.globexOwner, server.keys.both])
+        expect(await sameBothWays(query, {}, key)).toHaveLength(1);
     }
   });
 

@@ -56,8 +56,7 @@ interface Page {
   offset: number;
   /**
    * Prisma pages a relation in memory, per parent row, from the cursor row's place among that
-   * parent's rows: a cursor row that is not among them gives an empty page. A root list, and the
-   * to-many relations of a row read alone (`single`), page in SQL.
+   * parent's rows: a cursor row that is not among them gives an empty page. A root list pages in SQL.
    */
   cursorAmongRows: boolean;
 }
@@ -143,26 +142,16 @@ class Planner {
     return this.scope.catalog.get(model)!;
   }
 
-  /**
-   * A JSON object of the fields `nodes` select on a row of `model` under `alias`; `single` when Prisma
-   * reads that row alone (with findUnique), whose to-many relations it pages in SQL rather than per
-   * parent row in memory (Page). A to-one relation of such a row is loaded as any other.
-   */
-  object(
-    type: GraphQLObjectType,
-    nodes: readonly FieldNode[],
-    model: ModelName,
-    alias: string,
-    single = false,
-  ): string {
+  /** A JSON object of the fields `nodes` select on a row of `model` under `alias`. */
+  object(type: GraphQLObjectType, nodes: readonly FieldNode[], model: ModelName, alias: string): string {
     checkNoScopes(type.extensions, type.name);
     const fields = subfields(this.scope, type, nodes);
     return jsonObject(
-      [...fields].map(([key, selected]): [string, string] => [key, this.field(type, selected, model, alias, single)]),
+      [...fields].map(([key, selected]): [string, string] => [key, this.field(type, selected, model, alias)]),
     );
   }
 
-  private field(type: GraphQLObjectType, nodes: FieldNode[], model: ModelName, alias: string, single: boolean): string {
+  private field(type: GraphQLObjectType, nodes: FieldNode[], model: ModelName, alias: string): string {
     const name = nodes[0].name.value;
     if (name === '__typename') return jsonLiteral(type.name);
     const definition = type.getFields()[name];
@@ -180,7 +169,7 @@ class Planner {
     if (name === 'id' && identified && 'globalIdField' in identified)
       return quoted(base64Of(`${type.name}:`, column(identified.globalIdField)));
     if (extensions?.pothosPrismaRelationField || (plan && 'relation' in plan))
-      return this.relation(definition, nodes, model, alias, single);
+      return this.relation(definition, nodes, model, alias);
     throw new Unplannable(`${type.name}.${name} has a resolver`);
   }
 
@@ -247,14 +236,14 @@ class Planner {
     nodes: FieldNode[],
     model: ModelName,
     alias: string,
-    single: boolean,
   ): string {
     const extensions = definition.extensions as NonNullable<Extensions>;
     const plan = planOf(extensions);
     const loaded = plan && 'relation' in plan;
     const relation: string = loaded ? plan.relation : extensions.pothosPrismaRelationField.name;
     // A resolver of the field's own decides what it answers; only the planned forms are translated.
-    if (extensions.pothosPrismaFallback) throw new Unplannable(`relation ${relation} has a resolver`);
+    if (extensions.pothosPrismaFallback && !(plan && 'pageOfParent' in plan))
+      throw new Unplannable(`relation ${relation} has a resolver`);
     const { args, query } = loaded ? { args: {}, query: {} } : this.relationQuery(definition, nodes, relation);
     const { where, orderBy, take, skip, ...rest } = query;
     const { join, tenancy, conditions } = this.join(model, relation, alias, where);
@@ -286,7 +275,7 @@ class Planner {
       orderBy,
       window,
       offset: 0,
-      cursorAmongRows: !single,
+      cursorAmongRows: true,
     });
   }
 
@@ -473,7 +462,7 @@ class Planner {
     if (plan.root === 'single') {
       const row = this.scope.alias();
       const where = whereSql(this.scope, plan.model, row, find.where);
-      return `(SELECT ${this.object(type, nodes, plan.model, row, plan.findUnique === true)} FROM ${quote(this.table(plan.model).table)} ${row} WHERE ${where})`;
+      return `(SELECT ${this.object(type, nodes, plan.model, row)} FROM ${quote(this.table(plan.model).table)} ${row} WHERE ${where})`;
     }
     return this.connection(type, nodes, {
       model: plan.model,

@@ -10,16 +10,11 @@ export interface FindArgs {
 
 /** What the read planner knows of a field or type beyond what Pothos records; kept in its `extensions.readPlan`. */
 export type ReadPlanExtension =
-  /**
-   * A root list or lookup: the model and the arguments its resolver gives Prisma; `findUnique` when
-   * the resolver reads its row with findUnique, whose relations Prisma pages in SQL rather than per
-   * parent row in memory (a cursor of a row of another parent pages alike).
-   */
+  /** A root list or lookup: the model and the arguments its resolver gives Prisma. */
   | {
       root: 'list' | 'single';
       model: ModelName;
       findArgs(args: Record<string, unknown>, ctx: Context): FindArgs;
-      findUnique?: true;
     }
   /** A value computed from columns: SQL built from the columns, given as SQL expressions. */
   | { value(column: (field: string) => string): string }
@@ -32,6 +27,11 @@ export type ReadPlanExtension =
   | { visibleId: string }
   /** `node(id:)` (one) or `nodes(ids:)` (list): rows by global id, each under its type's tenancy. */
   | { nodes: 'one' | 'list' }
+  /**
+   * A related connection whose resolver loads, for one parent row, the page its `query` gives
+   * (pageOfParent in the schema): the planner translates that query as for any relation.
+   */
+  | { pageOfParent: true }
   /** A node type whose global id wraps this column. */
   | { globalIdField: string };
 

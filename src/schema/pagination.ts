@@ -1,6 +1,8 @@
 import { parsePrismaCursor } from '@pothos/plugin-prisma';
+import type { GraphQLResolveInfo } from 'graphql';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { tenancyWhere, type ModelName } from '../auth/tenancy.js';
+import { readPlan } from '../read-plans/extensions.js';
 import { principalOf, type Context } from './context.js';
 import { badUserInput } from './errors.js';
 
@@ -105,10 +107,28 @@ interface PageQuery<M extends ModelName> {
   cursor?: PrismaTypes[M]['WhereUnique'];
 }
 
+/**
+ * The page of one parent row, for a selection Pothos could not load with its parent's: two
+ * selections of one relation with different arguments below one row. Pothos would load it with the
+ * parent's findUnique, whose relations Prisma pages in SQL from the cursor row's place wherever that
+ * row is; read through the row loader (findMany, one statement for the rows of a list), it pages as
+ * every planned selection does, among the parent's rows.
+ */
+async function pageOfParent(query: object, parent: { id: number }, ctx: Context, info: GraphQLResolveInfo) {
+  const parentModel = info.parentType.extensions.pothosPrismaModel as ModelName;
+  const field = info.parentType.getFields()[info.fieldName];
+  const relation = (field.extensions.pothosPrismaRelationField as { name: string }).name;
+  const row = await ctx.loaders.row(parentModel, { select: { [relation]: query } } as never, parent.id);
+  return ((row as Record<string, unknown> | null)?.[relation] ?? []) as never[];
+}
+
 /** A related list of `model` in an order of `orders`; `inTenancy` limits it to the caller's organizations. */
 function page<M extends ModelName>(model: M, order: keyof typeof orders, inTenancy: boolean) {
   return {
     ...connectionOptions,
+    resolve: (query: object, parent: { id: number }, _args: unknown, ctx: Context, info: GraphQLResolveInfo) =>
+      pageOfParent(query, parent, ctx, info),
+    extensions: readPlan({ pageOfParent: true }),
     // The orders and conditions name columns every model of the graph has (`order` those it is used on).
     // Pothos awaits a query that is a promise (its relatedConnection's getQuery), though its types do not say so.
     query: (args: PageArgs, ctx: Context) =>

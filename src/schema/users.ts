@@ -60,8 +60,10 @@ builder.queryField('me', (t) =>
   t.prismaField({
     type: 'User',
     description: 'The user of the API key making the request.',
-    extensions: readPlan({ root: 'single', model: 'User', findArgs: meArgs, findUnique: true }),
-    resolve: (query, _root, args, ctx) => prisma().user.findUniqueOrThrow({ ...query, ...meArgs(args, ctx) }),
+    extensions: readPlan({ root: 'single', model: 'User', findArgs: meArgs }),
+    // Not findUnique, whose relations Prisma pages in SQL from a cursor row wherever it is: every
+    // other row's relations page among that row's own (pageOfParent).
+    resolve: (query, _root, args, ctx) => prisma().user.findFirstOrThrow({ ...query, ...meArgs(args, ctx) }),
   }),
 );
 
