@@ -45,6 +45,32 @@ describe('createWhiteboard and updateWhiteboard', () => {
     );
   });
 
+  it("pages its payload's relations as a query does: a cursor row of another board's streams gives an empty page", async () => {
+    const [other, own] = [await newBoard('Cursor elsewhere'), await newBoard('Cursor here')];
+    const author = (await board(own))!.authorId;
+    const stream = (whiteboardId: number, name: string) =>
+      prisma().dataStream.create({ data: { name, whiteboardId, authorId: author } });
+    // The other board's stream comes first, so a page from its place would hold this board's streams.
+    const elsewhere = await stream(other, 'Elsewhere');
+    const [first, second] = [await stream(own, 'First'), await stream(own, 'Second')];
+    const cursor = (id: number) => Buffer.from(`GPC:N:${id}`).toString('base64');
+    const streams = `dataStreams(first: 2, after: $after) { nodes { rowId } }`;
+    const renamed = `mutation($input: UpdateWhiteboardInput!, $after: String) { updateWhiteboard(input: $input) { whiteboard { ${streams} } } }`;
+    const read = `query($rowId: Int!, $after: String) { whiteboard(rowId: $rowId) { ${streams} } }`;
+    for (const [after, rows] of [
+      [elsewhere.id, []],
+      [first.id, [{ rowId: second.id }]],
+    ] as const) {
+      const payload = await server.graphql(renamed, {
+        input: { rowId: own, name: 'Cursor here' },
+        after: cursor(after),
+      });
+      expect(payload.data!.updateWhiteboard.whiteboard.dataStreams.nodes).toEqual(rows);
+      const query = await server.graphql(read, { rowId: own, after: cursor(after) });
+      expect(query.data!.whiteboard.dataStreams.nodes).toEqual(rows);
+    }
+  });
+
   it('refuses to create a board in an organization the caller does not belong to', async () => {
     const response = await expectNothingChanged(server, () =>
       server.graphql(create, { input: { name: 'Intrusion', organizationId: 2 } }),

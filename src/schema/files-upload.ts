@@ -1,9 +1,9 @@
-import { prisma } from '../db/index.js';
 import { allowedContentTypes, baseContentType, contentMatches, fileStore } from '../files/store.js';
 import { builder } from './builder.js';
 import { authorize, recordChange } from './changes.js';
 import { badUserInput, forbidden } from './errors.js';
 import { principalOf } from './context.js';
+import { payloadRow } from './loaders.js';
 
 builder.scalarType('Upload', {
   description:
@@ -31,7 +31,7 @@ const UploadFilePayload = builder.objectRef<{ rowId: number }>('UploadFilePayloa
   fields: (t) => ({
     file: t.prismaField({
       type: 'File',
-      resolve: (query, payload) => prisma().file.findUniqueOrThrow({ ...query, where: { id: payload.rowId } }),
+      resolve: (query, payload) => payloadRow('File', query, payload.rowId),
     }),
   }),
 });

@@ -38,3 +38,12 @@ async function rowsByIds<M extends ModelName>(
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id) => byId.get(id) ?? null);
 }
+
+/**
+ * The row a mutation's payload names, read with the payload's planned query. With findFirst, not
+ * findUnique: Prisma pages the relations of a findUnique in SQL from a cursor row's place wherever
+ * that row is, and those of any other read among the row's own rows, as every query answers them.
+ */
+export function payloadRow<M extends ModelName>(model: M, query: PlannedQuery<M>, id: number): Promise<Row<M>> {
+  return delegateOf(prisma(), model).findFirstOrThrow({ ...query, where: { id } });
+}

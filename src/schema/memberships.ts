@@ -10,6 +10,7 @@ import { conflict, forbidden } from './errors.js';
 import { rowIdNode } from './global-id.js';
 import { defineRootFields } from './root-fields.js';
 import { visibleRelation } from './relations.js';
+import { payloadRow } from './loaders.js';
 
 export const Membership = builder.prismaNode('UserOrganization', {
   name: 'Membership',
@@ -76,8 +77,7 @@ const UpdateMemberRolePayload = builder.objectRef<{ rowId: number }>('UpdateMemb
   fields: (t) => ({
     membership: t.prismaField({
       type: Membership,
-      resolve: (query, payload) =>
-        prisma().userOrganization.findUniqueOrThrow({ ...query, where: { id: payload.rowId } }),
+      resolve: (query, payload) => payloadRow('UserOrganization', query, payload.rowId),
     }),
   }),
 });

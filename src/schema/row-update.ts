@@ -6,8 +6,8 @@ import {
   type OrganizationScopedModel,
 } from '../auth/tenancy.js';
 import type { Principal } from '../auth/principal.js';
-import { delegateOf, type Columns, type PlannedQuery, type Row } from '../db/delegate.js';
-import { db, prisma } from '../db/index.js';
+import type { Columns, PlannedQuery, Row } from '../db/delegate.js';
+import { db } from '../db/index.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { EventKind } from '../live/events.js';
 import { notifySql } from '../live/publish.js';
@@ -15,6 +15,7 @@ import { type Join, modelCatalog } from '../read-plans/catalog.js';
 import { authorize } from './changes.js';
 import { principalOf, type Context } from './context.js';
 import { notFound } from './errors.js';
+import { payloadRow } from './loaders.js';
 
 /** One row changed by id, with what the caller must be allowed and what the action log and subscribers are told. */
 export interface RowUpdate<M extends OrganizationScopedModel> {
@@ -195,5 +196,5 @@ export function writtenRow<M extends OrganizationScopedModel>(
   payload: WrittenRow<M>,
 ) {
   if (payload.row && !query.include && !query.select) return payload.row;
-  return delegateOf(prisma(), model).findUniqueOrThrow({ ...query, where: { id: payload.rowId } });
+  return payloadRow(model, query, payload.rowId);
 }

@@ -11,6 +11,7 @@ import { readPlan } from '../read-plans/extensions.js';
 import { visibleRelation } from './relations.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf, type Context } from './context.js';
+import { payloadRow } from './loaders.js';
 
 builder.prismaNode('User', {
   ...rowIdNode('User'),
@@ -79,7 +80,7 @@ function userPayload(name: string) {
     fields: (t) => ({
       user: t.prismaField({
         type: 'User',
-        resolve: (query, payload) => prisma().user.findUniqueOrThrow({ ...query, where: { id: payload.userId } }),
+        resolve: (query, payload) => payloadRow('User', query, payload.userId),
       }),
     }),
   });

@@ -1,5 +1,4 @@
 import type { ClassConfAttributeType } from '../../generated/prisma/enums.js';
-import { prisma } from '../../db/index.js';
 import { builder } from '../builder.js';
 import { authorize, findForChange, recordChange, type Transaction } from '../changes.js';
 import { principalOf, type Context } from '../context.js';
@@ -7,6 +6,7 @@ import { badUserInput, forbidden } from '../errors.js';
 import { assertStorable } from '../storable.js';
 import { readAttributeValue, valueColumns, type ValueColumns } from '../objects/attribute-values.js';
 import { readDocument, type WhiteboardDocument } from './document.js';
+import { payloadRow } from '../loaders.js';
 
 const ROOT = 'input.document';
 
@@ -201,8 +201,7 @@ const ImportPayload = builder
     fields: (t) => ({
       whiteboard: t.prismaField({
         type: 'Whiteboard',
-        resolve: (query, payload) =>
-          prisma().whiteboard.findUniqueOrThrow({ ...query, where: { id: payload.whiteboardId } }),
+        resolve: (query, payload) => payloadRow('Whiteboard', query, payload.whiteboardId),
       }),
       importedObjects: t.exposeInt('objects', { description: 'How many objects the document brought.' }),
     }),

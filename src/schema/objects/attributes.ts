@@ -8,6 +8,7 @@ import { targetRowId } from '../crud.js';
 import { badUserInput, notFound } from '../errors.js';
 import { parseAttributeValue, valueColumns } from './attribute-values.js';
 import { choicesFor } from './choices.js';
+import { payloadRow } from '../loaders.js';
 
 const UpdateInput = builder.inputType('UpdateWhiteboardObjectAttributeInput', {
   description:
@@ -29,8 +30,7 @@ const Payload = builder.objectRef<{ rowId: number }>('UpdateWhiteboardObjectAttr
   fields: (t) => ({
     whiteboardObjectAttribute: t.prismaField({
       type: 'WhiteboardObjectAttribute',
-      resolve: (query, payload) =>
-        prisma().whiteboardObjectAttribute.findUniqueOrThrow({ ...query, where: { id: payload.rowId } }),
+      resolve: (query, payload) => payloadRow('WhiteboardObjectAttribute', query, payload.rowId),
     }),
   }),
 });
