@@ -41,8 +41,6 @@ interface Targeted<M extends ModelName> {
  */
 export interface Delegate<M extends ModelName> {
   findFirst(args: Targeted<M> & { select: Select<M> }): Promise<object | null>;
-  findUnique(args: Targeted<M> & PlannedQuery<M>): Promise<Row<M> | null>;
-  findUniqueOrThrow(args: Targeted<M> & PlannedQuery<M>): Promise<Row<M>>;
   findFirstOrThrow(args: Targeted<M> & PlannedQuery<M>): Promise<Row<M>>;
   findMany(
     args: PlannedQuery<M> & {

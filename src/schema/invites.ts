@@ -14,7 +14,7 @@ import { Membership } from './memberships.js';
 import { defineRootFields } from './root-fields.js';
 import { cleanName } from './users.js';
 import { visibleRelation } from './relations.js';
-import { payloadRow } from './loaders.js';
+import { plannedRow } from './loaders.js';
 
 const UserInvite = builder.prismaNode('UserInvite', {
   ...rowIdNode('UserInvite'),
@@ -215,7 +215,7 @@ function invitePayload(name: string) {
     fields: (t) => ({
       userInvite: t.prismaField({
         type: UserInvite,
-        resolve: (query, payload) => payloadRow('UserInvite', query, payload.rowId),
+        resolve: (query, payload) => plannedRow('UserInvite', query, payload.rowId),
       }),
       token: t.exposeString('token', {
         description:
@@ -229,7 +229,7 @@ const AcceptUserInvitePayload = builder.objectRef<{ rowId: number }>('AcceptUser
   fields: (t) => ({
     membership: t.prismaField({
       type: Membership,
-      resolve: (query, payload) => payloadRow('UserOrganization', query, payload.rowId),
+      resolve: (query, payload) => plannedRow('UserOrganization', query, payload.rowId),
     }),
   }),
 });

@@ -40,10 +40,11 @@ async function rowsByIds<M extends ModelName>(
 }
 
 /**
- * The row a mutation's payload names, read with the payload's planned query. With findFirst, not
- * findUnique: Prisma pages the relations of a findUnique in SQL from a cursor row's place wherever
- * that row is, and those of any other read among the row's own rows, as every query answers them.
+ * One row by id, read with the query Pothos planned for the field that answers it (`me`, a mutation's
+ * payload). With findFirst, not findUnique: Prisma pages the relations of a findUnique in SQL from a
+ * cursor row's place wherever that row is, and those of any other read among the row's own rows, as
+ * every other field answers them (pageOfParent).
  */
-export function payloadRow<M extends ModelName>(model: M, query: PlannedQuery<M>, id: number): Promise<Row<M>> {
+export function plannedRow<M extends ModelName>(model: M, query: PlannedQuery<M>, id: number): Promise<Row<M>> {
   return delegateOf(prisma(), model).findFirstOrThrow({ ...query, where: { id } });
 }

@@ -10,7 +10,7 @@ import { conflict, forbidden } from './errors.js';
 import { rowIdNode } from './global-id.js';
 import { defineRootFields } from './root-fields.js';
 import { visibleRelation } from './relations.js';
-import { payloadRow } from './loaders.js';
+import { plannedRow } from './loaders.js';
 
 export const Membership = builder.prismaNode('UserOrganization', {
   name: 'Membership',
@@ -77,7 +77,7 @@ const UpdateMemberRolePayload = builder.objectRef<{ rowId: number }>('UpdateMemb
   fields: (t) => ({
     membership: t.prismaField({
       type: Membership,
-      resolve: (query, payload) => payloadRow('UserOrganization', query, payload.rowId),
+      resolve: (query, payload) => plannedRow('UserOrganization', query, payload.rowId),
     }),
   }),
 });

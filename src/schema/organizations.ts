@@ -12,7 +12,7 @@ import { RateCode, RateCodeFilter } from './enums.js';
 import { pageById, pageByNewest, pageInTenancy } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf } from './context.js';
-import { payloadRow } from './loaders.js';
+import { plannedRow } from './loaders.js';
 
 builder.prismaNode('Rate', {
   ...rowIdNode('Rate'),
@@ -139,7 +139,7 @@ const CreateOrganizationPayload = builder.objectRef<{ rowId: number }>('CreateOr
   fields: (t) => ({
     organization: t.prismaField({
       type: Organization,
-      resolve: (query, payload) => payloadRow('Organization', query, payload.rowId),
+      resolve: (query, payload) => plannedRow('Organization', query, payload.rowId),
     }),
   }),
 });

@@ -15,7 +15,7 @@ import { type Join, modelCatalog } from '../read-plans/catalog.js';
 import { authorize } from './changes.js';
 import { principalOf, type Context } from './context.js';
 import { notFound } from './errors.js';
-import { payloadRow } from './loaders.js';
+import { plannedRow } from './loaders.js';
 
 /** One row changed by id, with what the caller must be allowed and what the action log and subscribers are told. */
 export interface RowUpdate<M extends OrganizationScopedModel> {
@@ -196,5 +196,5 @@ export function writtenRow<M extends OrganizationScopedModel>(
   payload: WrittenRow<M>,
 ) {
   if (payload.row && !query.include && !query.select) return payload.row;
-  return payloadRow(model, query, payload.rowId);
+  return plannedRow(model, query, payload.rowId);
 }

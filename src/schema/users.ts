@@ -11,7 +11,7 @@ import { readPlan } from '../read-plans/extensions.js';
 import { visibleRelation } from './relations.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf, type Context } from './context.js';
-import { payloadRow } from './loaders.js';
+import { plannedRow } from './loaders.js';
 
 builder.prismaNode('User', {
   ...rowIdNode('User'),
@@ -62,9 +62,7 @@ builder.queryField('me', (t) =>
     type: 'User',
     description: 'The user of the API key making the request.',
     extensions: readPlan({ root: 'single', model: 'User', findArgs: meArgs }),
-    // Not findUnique, whose relations Prisma pages in SQL from a cursor row wherever it is: every
-    // other row's relations page among that row's own (pageOfParent).
-    resolve: (query, _root, args, ctx) => prisma().user.findFirstOrThrow({ ...query, ...meArgs(args, ctx) }),
+    resolve: (query, _root, args, ctx) => plannedRow('User', query, meArgs(args, ctx).where.id),
   }),
 );
 
@@ -80,7 +78,7 @@ function userPayload(name: string) {
     fields: (t) => ({
       user: t.prismaField({
         type: 'User',
-        resolve: (query, payload) => payloadRow('User', query, payload.userId),
+        resolve: (query, payload) => plannedRow('User', query, payload.userId),
       }),
     }),
   });

@@ -6,7 +6,7 @@ import { badUserInput, forbidden } from '../errors.js';
 import { assertStorable } from '../storable.js';
 import { readAttributeValue, valueColumns, type ValueColumns } from '../objects/attribute-values.js';
 import { readDocument, type WhiteboardDocument } from './document.js';
-import { payloadRow } from '../loaders.js';
+import { plannedRow } from '../loaders.js';
 
 const ROOT = 'input.document';
 
@@ -201,7 +201,7 @@ const ImportPayload = builder
     fields: (t) => ({
       whiteboard: t.prismaField({
         type: 'Whiteboard',
-        resolve: (query, payload) => payloadRow('Whiteboard', query, payload.whiteboardId),
+        resolve: (query, payload) => plannedRow('Whiteboard', query, payload.whiteboardId),
       }),
       importedObjects: t.exposeInt('objects', { description: 'How many objects the document brought.' }),
     }),
