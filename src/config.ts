@@ -52,7 +52,10 @@ export interface Config {
   filesDir: string;
   /** Largest uploaded file, in bytes. @default 10485760 */
   maxUploadBytes: number;
-  /** Answer a query whose every field can be planned with one SQL statement that builds the response. @default true */
+  /**
+   * Answer a query whose every field can be planned with one SQL statement that builds the response,
+   * and a one-statement update whose payload asks only the row's columns without the executor. @default true
+   */
   readPlans: boolean;
   /**
    * Run query operations under PostgreSQL's row-level security as well (a second lock behind each

@@ -23,7 +23,7 @@ import { filesPath } from '../schema/files.js';
 import { OPENAPI_PATH, restApi } from '../rest/index.js';
 import { corsRules, withCors } from './cors.js';
 import { unavailable } from '../rest/errors.js';
-import { useReadPlans } from '../read-plans/plugin.js';
+import { usePlans } from '../read-plans/plugin.js';
 import { useReadReplicas } from './read-replicas.js';
 import { useRowLevelSecurity } from './row-level-security.js';
 import { createRateLimits } from './rate-limit/index.js';
@@ -122,7 +122,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
       ...(rateLimits ? [useRateLimits(rateLimits)] : []),
       ...(config.introspection ? [] : [disableIntrospection]),
       storableArguments(),
-      ...(config.readPlans ? [useReadPlans()] : []),
+      ...(config.readPlans ? [usePlans()] : []),
       ...(config.replicaUrls.length ? [useReadReplicas()] : []),
       ...(config.rowLevelSecurity ? [useRowLevelSecurity()] : []),
     ],

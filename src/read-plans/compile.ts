@@ -16,7 +16,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { relationTenancy, tenancyWhere, visibleRowsWhere, type ModelName } from '../auth/tenancy.js';
 import { principalOf, type Context } from '../schema/context.js';
 import type { Column, ModelTable } from './catalog.js';
-import type { ReadPlanExtension } from './extensions.js';
+import { authScopesOf, type ReadPlanExtension } from './extensions.js';
 import { collectFields, subfields, type SelectionScope } from './selection.js';
 import {
   base64Of,
@@ -67,10 +67,8 @@ type Rows = ReturnType<Planner['rows']>;
 type Extensions = Record<string, any> | undefined | null;
 const planOf = (extensions: Extensions) => extensions?.readPlan as ReadPlanExtension | undefined;
 
-// Scope checks run in resolvers; a field or type that has any keeps them by staying with the executor.
 function checkNoScopes(extensions: Extensions, what: string): void {
-  const options = extensions?.pothosOptions;
-  if (options?.authScopes || options?.grantScopes) throw new Unplannable(`${what} has auth scopes`);
+  if (authScopesOf(extensions)) throw new Unplannable(`${what} has auth scopes`);
 }
 
 /** Whether a relation's own `where` already holds the tenancy condition (the schema's `pageInTenancy`). */

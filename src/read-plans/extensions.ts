@@ -36,3 +36,10 @@ export type ReadPlanExtension =
   | { globalIdField: string };
 
 export const readPlan = (extension: ReadPlanExtension) => ({ readPlan: extension });
+
+/** Pothos's auth scopes of a field or type, which run in resolvers: what has any stays with the executor. */
+export function authScopesOf(extensions: unknown): unknown {
+  const options = (extensions as { pothosOptions?: { authScopes?: unknown; grantScopes?: unknown } } | null)
+    ?.pothosOptions;
+  return options?.authScopes ?? options?.grantScopes;
+}

@@ -1,11 +1,11 @@
 import {
   getOperationAST,
-  getVariableValues,
   type DocumentNode,
   type ExecutionResult,
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
+import { coercedVariables } from './variables.js';
 import type { Plugin } from 'graphql-yoga';
 import { db } from '../db/index.js';
 import { principalOf, type Context } from '../schema/context.js';
@@ -14,6 +14,7 @@ import { planOperation, type Statement } from './compile.js';
 import { parameterVariables, planKey, Slot, withSlots } from './template.js';
 import { fragmentsOf } from './selection.js';
 import { Unplannable } from './where.js';
+import { writePlanFor } from '../write-plans/plan.js';
 
 /** Plans kept per operation: one per tenancy and structural variable values, the oldest dropped first. */
 const MAX_PLANS_PER_OPERATION = 100;
@@ -98,7 +99,7 @@ export function readPlanFor(
   const operation = getOperationAST(document, operationName);
   if (operation?.operation !== 'query') return `not a query operation`;
   if (!context?.principal) return 'no API key';
-  const variables = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {});
+  const variables = coercedVariables(schema, operation, variableValues);
   if (variables.errors) return 'variables the executor refuses';
   const statement = planned(schema, document, operation, context, variables.coerced);
   if (typeof statement === 'string') return statement;
@@ -110,21 +111,24 @@ export function readPlanFor(
 
 /**
  * Answers a query operation with one SQL statement when every field it selects can be planned
- * (compile.ts); anything else runs through the executor unchanged. Registered after the limits, so
- * a planned operation passed them like any other.
+ * (compile.ts), and a mutation of one row written in one statement without the executor when its
+ * payload asks only that row's columns (write-plans); anything else runs through the executor
+ * unchanged. Registered after the limits, so a planned operation passed them like any other.
  */
-export function useReadPlans(): Plugin<Context> {
+export function usePlans(): Plugin<Context> {
   return {
     onExecute({ args, setExecuteFn }) {
-      const plan = readPlanFor(
+      const request = [
         args.schema as GraphQLSchema,
         args.document,
         args.operationName,
         args.contextValue as Context,
         args.variableValues,
-      );
-      if (typeof plan === 'string') return;
-      setExecuteFn(() => run(plan.statement, plan.values));
+      ] as const;
+      const read = readPlanFor(...request);
+      if (typeof read !== 'string') return setExecuteFn(() => run(read.statement, read.values));
+      const write = writePlanFor(...request);
+      if (typeof write !== 'string') setExecuteFn(write);
     },
   };
 }

@@ -11,6 +11,7 @@ import type { Context } from './context.js';
 import { badUserInput, isNotFound, nullIfNotFound } from './errors.js';
 import { decodeGlobalId } from './global-id.js';
 import { orderedList, type OrderedList } from './positions.js';
+import { writePlan } from '../write-plans/extension.js';
 import { updateRow, writtenRow, type Reference, type WrittenRow } from './row-update.js';
 
 /** One input field of a create or update mutation, and how it is checked. */
@@ -176,6 +177,9 @@ async function checkReferences<M extends OrganizationScopedModel>(
   }
 }
 
+/** An update's input: its target and the columns it changes. */
+type UpdateInput = { id?: string | null; rowId?: number | null; [field: string]: unknown };
+
 /** The row a mutation targets: its global `id` or its `rowId`, exactly one of them. */
 export function targetRowId(input: { id?: string | null; rowId?: number | null }, typeName: string): number {
   if ((input.id == null) === (input.rowId == null)) throw badUserInput('give either id or rowId', 'input.id');
@@ -269,44 +273,59 @@ export function defineCrudMutations<M extends OrganizationScopedModel, P extends
       }),
     });
     const Payload = payloadType(typeName, 'Update', model);
+    const changed = (input: UpdateInput) =>
+      cleanValues(
+        model,
+        fields.filter(([name]) => name !== spec.parent),
+        input,
+      );
+    // Without checks across rows, the update is one statement (row-update.ts), which answers the written row.
+    const inOneStatement = async (input: UpdateInput, ctx: Context) => {
+      const rowId = targetRowId(input, typeName);
+      const data = changed(input);
+      const references = referencesOf(spec, data);
+      const row = await updateRow(ctx, {
+        model,
+        rowId,
+        data,
+        action: spec.action,
+        label,
+        entityType: typeName,
+        references,
+      });
+      return { rowId, row };
+    };
+    const inTransaction = async (input: UpdateInput, ctx: Context) => {
+      const rowId = targetRowId(input, typeName);
+      const data = changed(input);
+      const row = await findForChange(ctx, model, rowId, label);
+      authorize(ctx, spec.action, row.organizationId);
+      await recordChange(
+        ctx,
+        { method: 'UPDATE', entityType: typeName, organizationId: row.organizationId },
+        async (tx) => {
+          await checkReferences(ctx, tx, spec, data, row.organizationId);
+          await spec.check?.(tx, data, rowId);
+          await spec.onUpdate?.(tx, data, rowId);
+          return delegateOf(tx, model).update({ where: { id: rowId }, data, select: { id: true } });
+        },
+      );
+      return { rowId };
+    };
+    const oneStatement = !spec.check && !spec.onUpdate;
     builder.mutationField(`update${typeName}`, (t) =>
       t.field({
         type: Payload,
         args: { input: t.arg({ type: Input, required: true }) },
-        resolve: async (_root, args, ctx) => {
-          const rowId = targetRowId(args.input, typeName);
-          const data = cleanValues(
+        ...(oneStatement && {
+          extensions: writePlan({
             model,
-            fields.filter(([name]) => name !== spec.parent),
-            args.input,
-          );
-          if (!spec.check && !spec.onUpdate) {
-            const references = referencesOf(spec, data);
-            const row = await updateRow(ctx, {
-              model,
-              rowId,
-              data,
-              action: spec.action,
-              label,
-              entityType: typeName,
-              references,
-            });
-            return { rowId, row };
-          }
-          const row = await findForChange(ctx, model, rowId, label);
-          authorize(ctx, spec.action, row.organizationId);
-          await recordChange(
-            ctx,
-            { method: 'UPDATE', entityType: typeName, organizationId: row.organizationId },
-            async (tx) => {
-              await checkReferences(ctx, tx, spec, data, row.organizationId);
-              await spec.check?.(tx, data, rowId);
-              await spec.onUpdate?.(tx, data, rowId);
-              return delegateOf(tx, model).update({ where: { id: rowId }, data, select: { id: true } });
-            },
-          );
-          return { rowId };
-        },
+            rowField: lowerFirst(typeName),
+            write: async (args, ctx) => (await inOneStatement(args.input as UpdateInput, ctx)).row,
+          }),
+        }),
+        resolve: (_root, args, ctx): Promise<WrittenRow> =>
+          (oneStatement ? inOneStatement : inTransaction)(args.input as UpdateInput, ctx),
       }),
     );
   }
