@@ -5,6 +5,7 @@ import { findForChange } from './changes.js';
 import { principalOf, type Context } from './context.js';
 import { defineCrudMutations, targetRowId, type CrudSpec } from './crud.js';
 import { rowIdNode } from './global-id.js';
+import { writePlan } from '../write-plans/extension.js';
 import { updateRow, writtenRow, type WrittenRow } from './row-update.js';
 import { connectionOptions, pageById, withVisibleCursor } from './pagination.js';
 import { visibleRelation } from './relations.js';
@@ -95,24 +96,30 @@ for (const [name, inTheArchive] of [
   ['archiveWhiteboard', true],
   ['unarchiveWhiteboard', false],
 ] as const) {
+  const archive = async (input: { id?: string | null; rowId?: number | null }, ctx: Context) => {
+    const rowId = targetRowId(input, 'Whiteboard');
+    const row = await updateRow(ctx, {
+      model: 'Whiteboard',
+      rowId,
+      data: { inTheArchive },
+      action: 'archive',
+      label: 'Whiteboard',
+      entityType: 'Whiteboard',
+      event: inTheArchive ? 'ARCHIVED' : 'UNARCHIVED',
+    });
+    return { rowId, row };
+  };
   builder.mutationField(name, (t) =>
     t.field({
       type: WhiteboardPayload,
       description: inTheArchive ? 'Moves a board to the archive.' : 'Brings a board back from the archive.',
       args: { input: t.arg({ type: ArchiveInput, required: true }) },
-      resolve: async (_root, { input }, ctx) => {
-        const rowId = targetRowId(input, 'Whiteboard');
-        const row = await updateRow(ctx, {
-          model: 'Whiteboard',
-          rowId,
-          data: { inTheArchive },
-          action: 'archive',
-          label: 'Whiteboard',
-          entityType: 'Whiteboard',
-          event: inTheArchive ? 'ARCHIVED' : 'UNARCHIVED',
-        });
-        return { rowId, row };
-      },
+      extensions: writePlan({
+        model: 'Whiteboard',
+        rowField: 'whiteboard',
+        write: async (args, ctx) => (await archive(args.input as { rowId?: number }, ctx)).row,
+      }),
+      resolve: (_root, { input }, ctx) => archive(input, ctx),
     }),
   );
 }
