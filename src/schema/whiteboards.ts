@@ -91,12 +91,15 @@ const ArchiveInput = builder.inputType('WhiteboardArchiveInput', {
   }),
 });
 
+/** The board an archive or unarchive names: its global id or its row id (targetRowId checks there is one). */
+type Target = { id?: string | null; rowId?: number | null };
+
 // Archiving and unarchiving differ only in the flag they set.
 for (const [name, inTheArchive] of [
   ['archiveWhiteboard', true],
   ['unarchiveWhiteboard', false],
 ] as const) {
-  const archive = async (input: { id?: string | null; rowId?: number | null }, ctx: Context) => {
+  const archive = async (input: Target, ctx: Context) => {
     const rowId = targetRowId(input, 'Whiteboard');
     const row = await updateRow(ctx, {
       model: 'Whiteboard',
@@ -117,7 +120,7 @@ for (const [name, inTheArchive] of [
       extensions: writePlan({
         model: 'Whiteboard',
         rowField: 'whiteboard',
-        write: async (args, ctx) => (await archive(args.input as { rowId?: number }, ctx)).row,
+        write: async (args, ctx) => (await archive(args.input as Target, ctx)).row,
       }),
       resolve: (_root, { input }, ctx) => archive(input, ctx),
     }),
