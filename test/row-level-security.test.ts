@@ -87,6 +87,21 @@ describe('row-level security', () => {
     for (let round = 0; round < 3; round++) expect(await ids('whiteboard', scopeOf(globex))).toEqual(allowed);
   });
 
+  it('keeps its own scope for a read that waited for a connection another read handed over', async () => {
+    const [globex, acme] = ['globexOwner', 'owner'].map((name) => callers.find((caller) => caller.name === name)!);
+    const all = await ids('whiteboard');
+    const allowed = (caller: Caller) => all.filter((id) => visibility.mayUserSee(caller, 'Whiteboard', id));
+    // More slow reads of one caller than the pool has connections (4 in tests), so that the reads
+    // queued behind them get their connection from a read of that caller as it ends.
+    const occupy = (caller: Caller) =>
+      Array.from({ length: 8 }, () => inReadScope(scopeOf(caller), () => db().queryRows('SELECT pg_sleep(0.05)', [])));
+    const slow = occupy(globex);
+    const [unscoped, other] = await Promise.all([ids('whiteboard'), ids('whiteboard', scopeOf(acme))]);
+    await Promise.all(slow);
+    expect(unscoped).toEqual(all);
+    expect(other).toEqual(allowed(acme));
+  });
+
   it('is refused at start to a role that passes every policy', async () => {
     expect(await rowSecurityBypass(database.database.engine)).toBeUndefined();
     const { engine } = database.database;

@@ -11,7 +11,7 @@ import { acquireDataDirLock } from './data-dir-lock.js';
 import { createDataDirectory, startPglite } from './pglite.js';
 import { shareOverSocket, type SharedDatabase } from './pglite-socket.js';
 import { preparedMode, statementNames } from './prepared.js';
-import { ScopedClient } from './row-security.js';
+import { ScopedPool } from './row-security.js';
 import { DatabaseStartError } from './start-error.js';
 
 export { DatabaseStartError };
@@ -142,7 +142,7 @@ export async function openPostgres(settings: PostgresSettings): Promise<Database
   const { url, directUrl = url, poolSize } = settings;
   const pooled = directUrl !== url;
   // Pools of our own, shared by Prisma and the schema engine, so closing them ends every connection.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: ScopedClient });
+  const pool = new ScopedPool({ connectionString: url, max: poolSize });
   // Sessions through a pooler in transaction mode would change server connection between transactions.
   const sessions = pooled ? new pg.Pool({ connectionString: directUrl, max: 2 }) : pool;
   let mode: 'named' | 'unnamed';

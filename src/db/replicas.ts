@@ -1,6 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import pg from 'pg';
-import { ScopedClient } from './row-security.js';
+import type pg from 'pg';
+import { ScopedPool } from './row-security.js';
 import { logger } from '../observability/logger.js';
 import { describeUrl, queryRows } from './engine.js';
 
@@ -36,12 +36,7 @@ export class Replica {
 
   constructor(url: string, poolSize: number) {
     this.location = describeUrl(url);
-    this.pool = new pg.Pool({
-      connectionString: url,
-      max: poolSize,
-      connectionTimeoutMillis: ANSWER_MS,
-      Client: ScopedClient,
-    });
+    this.pool = new ScopedPool({ connectionString: url, max: poolSize, connectionTimeoutMillis: ANSWER_MS });
     // An idle connection the replica closed (a restart): the next poll tells whether it is back.
     this.pool.on('error', (error) => (this.trouble = error.message));
     this.adapter = new PrismaPg(this.pool);

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import pg from 'pg';
 
 /**
@@ -46,6 +46,23 @@ export class ScopedClient extends pg.Client {
     if (typeof text === 'string' && /^\s*ROLLBACK/i.test(text)) this.applied = undefined;
     // biome-ignore lint/suspicious/noExplicitAny: see above
     return (super.query as (...passed: any[]) => any)(...args);
+  }
+}
+
+/**
+ * A pool of scoped connections. pg-pool hands a freed connection to a waiting statement in the
+ * context of whatever freed it, so each waiter's callback is bound to its own caller's context:
+ * otherwise a statement queued under load would run under another read's scope, or under none.
+ */
+export class ScopedPool extends pg.Pool {
+  constructor(config: Omit<pg.PoolConfig, 'Client'>) {
+    super({ ...config, Client: ScopedClient });
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: pg-pool's connect takes a callback or none (then it returns a promise)
+  override connect(...args: any[]): any {
+    const [callback] = args;
+    return typeof callback === 'function' ? super.connect(AsyncResource.bind(callback)) : super.connect();
   }
 }
 
