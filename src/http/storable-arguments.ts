@@ -2,7 +2,6 @@ import {
   getArgumentValues,
   getNamedType,
   getOperationAST,
-  getVariableValues,
   isInterfaceType,
   isObjectType,
   Kind,
@@ -14,6 +13,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { coercedVariables } from '../read-plans/variables.js';
 import type { Plugin } from 'graphql-yoga';
 import { fragmentsOf } from '../read-plans/selection.js';
 import { unstorableInput } from '../schema/storable.js';
@@ -93,7 +93,7 @@ export function storableArguments(): Plugin {
       if (!sites) sitesOf.set(operation, (sites = argumentSites(args.schema, args.document, operation)));
       if (!sites.length) return;
       // Variables the executor will refuse are left to it, with its own message.
-      const variables = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
+      const variables = coercedVariables(args.schema, operation, args.variableValues);
       if (variables.errors) return;
       // Variables first, so a value from one is named by its variable's path (the REST layer's too); then the literals.
       const values = [
