@@ -64,6 +64,8 @@ export interface Config {
   rowLevelSecurity: boolean;
   /** Most subscriptions one API key may hold open on one instance. @default 20 */
   maxSubscriptionsPerKey: number;
+  /** How often an instance with subscribers reads the committed live events of every instance. @default 25 ms */
+  livePollMs: number;
   /** Least severe log level written: fatal, error, warn, info (one line per request), debug, trace or silent. @default info */
   logLevel: string;
   /** `json` (one object per line) or `pretty` (human-readable; `npm run dev` sets it). @default json */
@@ -229,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readPlans: flag(env.READ_PLANS, true),
     rowLevelSecurity: rowLevelSecurity(env),
     maxSubscriptionsPerKey: integer('MAX_SUBSCRIPTIONS_PER_KEY', env.MAX_SUBSCRIPTIONS_PER_KEY, 20),
+    livePollMs: integer('LIVE_POLL_MS', env.LIVE_POLL_MS, 25),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
     logFormat: oneOf<LogFormat>('LOG_FORMAT', env.LOG_FORMAT, ['json', 'pretty'], 'json'),
     metricsToken: env.METRICS_TOKEN || undefined,

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LIVE_CHANNEL } from '../src/live/events.js';
+import { encodeEvent } from '../src/live/events.js';
+import { LiveHub } from '../src/live/hub.js';
 import { subscribeSse, subscribeWs, until } from './helpers/live.js';
 import { rest } from './helpers/rest.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -18,7 +19,8 @@ const organizationEvents = `subscription($id: Int!) { organizationWhiteboardEven
 const rename = `mutation($rowId: Int!, $name: String!) { updateWhiteboard(input: { rowId: $rowId, name: $name }) { whiteboard { name } } }`;
 
 beforeAll(async () => {
-  server = await startTestServer({ MAX_SUBSCRIPTIONS_PER_KEY: '3' });
+  // Reads on a timer once a minute: every event below arrives because this instance's own write woke its hub.
+  server = await startTestServer({ MAX_SUBSCRIPTIONS_PER_KEY: '3', LIVE_POLL_MS: '60000' });
   const boards = await server.graphql(
     '{ whiteboards(first: 1, orderBy: [{ field: id, direction: ASC }]) { edges { node { rowId organizationId } } } }',
   );
@@ -126,22 +128,30 @@ describe('subscriptions', () => {
   });
 
   it('sends nothing for a transaction that rolls back, and only after commit for one that commits', async () => {
-    const heard: string[] = [];
-    await server.database.engine.listen(LIVE_CHANNEL, (payload) => payload && heard.push(payload));
+    const hub = new LiveHub(() => server.database.engine, 1, 5);
+    const heard: number[] = [];
+    await hub.start();
+    hub.onEvent((event) => heard.push(event.rowId));
     const prisma = server.database.prisma;
+    const write = (tx: typeof prisma | Parameters<Parameters<typeof prisma.$transaction>[0]>[0], rowId: number) =>
+      tx.$executeRawUnsafe(
+        'INSERT INTO live_event (payload) VALUES ($1)',
+        encodeEvent({ kind: 'UPDATED', type: 'Whiteboard', rowId, organizationId: null, whiteboardId: null }),
+      );
     await expect(
       prisma.$transaction(async (tx) => {
-        await tx.$executeRaw`SELECT pg_notify(${LIVE_CHANNEL}, 'rolled back')`;
+        await write(tx, 1);
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
     await prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_notify(${LIVE_CHANNEL}, 'committed')`;
+      await write(tx, 2);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(heard).toEqual([]);
     });
     await until(() => heard.length > 0);
-    expect(heard).toEqual(['committed']);
+    hub.stop();
+    expect(heard).toEqual([2]);
   });
 
   it('refuses a board the key cannot read, and a key past its subscription limit', async () => {

@@ -6,10 +6,14 @@ import type { Principal } from './principal.js';
 
 /**
  * The models of the graph; file chunks are reached only by their unguessable file name
- * (src/files/db-store.ts), rate-limit buckets only by the limiter (src/http/rate-limit/), and read
- * fences only by the replicas' routing (src/db/read-fence.ts).
+ * (src/files/db-store.ts), rate-limit buckets only by the limiter (src/http/rate-limit/), read
+ * fences only by the replicas' routing (src/db/read-fence.ts), and live events only by each
+ * instance's hub (src/live/hub.ts).
  */
-export type ModelName = Exclude<keyof PrismaTypes & string, 'FileChunk' | 'RateLimitBucket' | 'ReadFence'>;
+export type ModelName = Exclude<
+  keyof PrismaTypes & string,
+  'FileChunk' | 'RateLimitBucket' | 'ReadFence' | 'LiveEvent'
+>;
 
 /**
  * The relation path from each model to the organization it belongs to: every row belongs to one,

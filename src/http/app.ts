@@ -24,6 +24,7 @@ import { OPENAPI_PATH, restApi } from '../rest/index.js';
 import { corsRules, withCors } from './cors.js';
 import { unavailable } from '../rest/errors.js';
 import { usePlans } from '../read-plans/plugin.js';
+import { useLiveWake } from './live-wake.js';
 import { useReadReplicas } from './read-replicas.js';
 import { useRowLevelSecurity } from './row-level-security.js';
 import { createRateLimits } from './rate-limit/index.js';
@@ -86,7 +87,7 @@ const isGraphQL = (url: string) => url === graphqlPath || url.startsWith(`${grap
 export function createApp(options: { schema: GraphQLSchema; config: Config; demoKey?: string }): Gateway {
   const { schema, config, demoKey } = options;
   // Each instance listens for committed changes on its own, and fans them out to its subscribers.
-  const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey);
+  const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey, config.livePollMs);
   const metrics = metricsOn(config);
   if (metrics)
     collectMetrics({
@@ -122,6 +123,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
       ...(rateLimits ? [useRateLimits(rateLimits)] : []),
       ...(config.introspection ? [] : [disableIntrospection]),
       storableArguments(),
+      useLiveWake(live),
       ...(config.readPlans ? [usePlans()] : []),
       ...(config.replicaUrls.length ? [useReadReplicas()] : []),
       ...(config.rowLevelSecurity ? [useRowLevelSecurity()] : []),
@@ -183,6 +185,9 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     ),
     request: async (path, init) =>
       isGraphQL(path) ? yoga.fetch(new URL(path, 'http://localhost'), init ?? {}) : app.request(path, init),
-    close: async () => rateLimits?.close(),
+    close: async () => {
+      live.stop();
+      await rateLimits?.close();
+    },
   };
 }

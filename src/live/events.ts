@@ -1,12 +1,12 @@
-/** The channel every instance LISTENs on; writes NOTIFY it inside their transaction, so only commits are heard. */
-export const LIVE_CHANNEL = 'live_events';
+/** The outbox (prisma/schema.prisma, LiveEvent): writes add their events inside their transaction, so only commits are read. */
+export const EVENT_TABLE = 'live_event';
 
 /** What happened to a row, as subscribers see it. */
 export type EventKind = 'CREATED' | 'UPDATED' | 'DELETED' | 'REORDERED' | 'ARCHIVED' | 'UNARCHIVED';
 
 /**
- * One change, by reference: the node is loaded at delivery with the subscriber's own access, so a
- * notification stays far below PostgreSQL's 8,000-byte payload limit whatever the row holds.
+ * One change, by reference: the node is loaded at delivery with the subscriber's own access, so an
+ * event stays a few dozen bytes whatever the row holds.
  */
 export interface LiveEvent {
   kind: EventKind;

@@ -1,29 +1,99 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { DatabaseEngine } from '../db/engine.js';
-import { decodeEvent, LIVE_CHANNEL, type LiveEvent } from './events.js';
+import { logError } from '../observability/logger.js';
+import { decodeEvent, EVENT_TABLE, type LiveEvent } from './events.js';
 
 type Listener = (event: LiveEvent) => void;
 
+interface Reading {
+  engine: DatabaseEngine;
+  ready: Promise<void>;
+  horizon: string;
+  inFlight: boolean;
+  /** When the last read started. */
+  lastReadAt: number;
+  /** When the next read is due. */
+  dueAt: number;
+  /** A write of this instance committed while a read was in flight: read again soon after it. */
+  woken: boolean;
+}
+
+/** How long an instance with no subscriber keeps reading before it stops (a new subscription starts it again). */
+const IDLE_STOP_MS = 10_000;
+/** The least time between two reads that a write of this instance asked for (a burst of writes is read in batches). */
+const WAKE_GAP_MS = 5;
+/** How long events are kept for instances that read late; older ones are deleted by any instance. */
+const RETENTION_MS = 60_000;
+
+// Every transaction whose id is below the oldest one still running has ended, so its events are all
+// visible and none can appear later below that horizon: reading each time from the last horizon to
+// the new one reads every committed event once, whatever the order the transactions committed in.
+const horizonSql = 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text';
+const readSql = `SELECT h.xmin::text, e.payload
+FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin) h
+LEFT JOIN ${EVENT_TABLE} e ON e.xid >= $1::bigint AND e.xid < h.xmin
+ORDER BY e.xid, e.id`;
+const pruneSql = `WITH gone AS (DELETE FROM ${EVENT_TABLE} WHERE xid < $1::bigint) ${horizonSql}`;
+
 /**
- * One per gateway instance: LISTENs once on the live channel and hands every committed change to the
- * instance's subscribers; counts each key's open subscriptions against its limit.
+ * One per gateway instance: reads the committed events of every instance from the outbox (the
+ * `live_event` table) every `pollMs` while it has subscribers, hands them to the instance's
+ * subscribers, and counts each key's open subscriptions against its limit. An outbox rather than
+ * NOTIFY, because PostgreSQL commits notifying transactions one at a time for the whole server.
  */
 export class LiveHub {
   private readonly listeners = new Set<Listener>();
   private readonly openByKey = new Map<number, number>();
-  private listening: { engine: DatabaseEngine; ready: Promise<void> } | undefined;
+  private reading: Reading | undefined;
+  private wantedAt = 0;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private readonly pruneTimer: NodeJS.Timeout;
+  /** Whether the last read failed, so that an outage is logged once, not at every poll. */
+  private failing = false;
+  /** The horizon at the last prune, below which the next prune deletes. */
+  private pruneBelow: string | undefined;
+  // Timers run in the context the hub was made in, not in the request that started it (its logs, its statements).
+  private readonly detached = new AsyncResource('LiveHub');
 
   constructor(
     private readonly engine: () => DatabaseEngine,
     readonly maxPerKey: number,
-  ) {}
+    private readonly pollMs: number,
+  ) {
+    // Every instance prunes, subscribers or none, since every write adds events.
+    this.pruneTimer = setInterval(() => void this.prune(), RETENTION_MS).unref();
+  }
 
-  /** Resolves once the instance is listening, so a subscription that starts after it misses nothing committed later. */
+  /** Resolves once the instance reads events, so a subscription that starts after it misses nothing committed later. */
   start(): Promise<void> {
+    this.wantedAt = Date.now();
     const engine = this.engine();
-    if (this.listening?.engine !== engine) {
-      this.listening = { engine, ready: engine.listen(LIVE_CHANNEL, (payload) => this.deliver(payload)) };
+    if (this.reading?.engine !== engine) {
+      const reading: Reading = {
+        engine,
+        horizon: '0',
+        ready: Promise.resolve(),
+        dueAt: 0,
+        woken: false,
+        inFlight: false,
+        lastReadAt: 0,
+      };
+      reading.ready = engine.queryRows(horizonSql, []).then(([[horizon]]) => {
+        reading.horizon = horizon as string;
+        if (this.reading === reading) this.schedule(reading, this.pollMs);
+      });
+      // A start that failed (the database was unreachable) is tried again by the next subscription.
+      reading.ready.catch(() => this.reading === reading && (this.reading = undefined));
+      this.reading = reading;
     }
-    return this.listening.ready;
+    return this.reading.ready;
+  }
+
+  /** Stops reading and pruning (the gateway closes). */
+  stop(): void {
+    this.reading = undefined;
+    clearTimeout(this.pollTimer);
+    clearInterval(this.pruneTimer);
   }
 
   /** Open subscriptions on this instance. */
@@ -51,9 +121,65 @@ export class LiveHub {
     return () => this.listeners.delete(listener);
   }
 
-  // A lost connection (undefined) may have dropped events; subscribers reload what they show, so nothing is replayed.
-  private deliver(payload: string | undefined): void {
-    const event = payload === undefined ? undefined : decodeEvent(payload);
+  /**
+   * Reads the events soon rather than at the next poll: this instance has just committed a write,
+   * whose subscribers here should not wait a poll's interval for it.
+   */
+  wake(): void {
+    const reading = this.reading;
+    if (!reading || this.listeners.size === 0) return;
+    if (reading.inFlight) reading.woken = true;
+    else {
+      const delay = Math.max(0, reading.lastReadAt + WAKE_GAP_MS - Date.now());
+      if (reading.dueAt > Date.now() + delay) this.schedule(reading, delay);
+    }
+  }
+
+  private schedule(reading: Reading, delayMs: number): void {
+    clearTimeout(this.pollTimer);
+    reading.dueAt = Date.now() + delayMs;
+    this.pollTimer = setTimeout(
+      this.detached.bind(() => void this.poll(reading)),
+      delayMs,
+    ).unref();
+  }
+
+  private async poll(reading: Reading): Promise<void> {
+    if (this.reading !== reading) return;
+    if (this.listeners.size === 0 && Date.now() - this.wantedAt > IDLE_STOP_MS) {
+      this.reading = undefined;
+      return;
+    }
+    reading.inFlight = true;
+    reading.lastReadAt = Date.now();
+    reading.woken = false;
+    try {
+      const rows = await reading.engine.queryRows(readSql, [reading.horizon]);
+      reading.horizon = rows[0][0] as string;
+      this.failing = false;
+      for (const [, payload] of rows) if (payload !== null) this.deliver(payload as string);
+    } catch (error) {
+      // The database is away: the same events are read again from the same horizon once it is back.
+      if (this.reading === reading && !this.failing) logError(error, 'reading live events failed');
+      this.failing = true;
+    }
+    reading.inFlight = false;
+    const delay = reading.woken ? Math.max(0, reading.lastReadAt + WAKE_GAP_MS - Date.now()) : this.pollMs;
+    if (this.reading === reading) this.schedule(reading, delay);
+  }
+
+  /** Deletes the events below the horizon of the previous prune (a minute ago, on the timer). */
+  async prune(): Promise<void> {
+    try {
+      const [[horizon]] = await this.engine().queryRows(pruneSql, [this.pruneBelow ?? '0']);
+      this.pruneBelow = horizon as string;
+    } catch (error) {
+      logError(error, 'deleting old live events failed');
+    }
+  }
+
+  private deliver(payload: string): void {
+    const event = decodeEvent(payload);
     if (!event) return;
     for (const listener of this.listeners) listener(event);
   }

@@ -1,12 +1,12 @@
 import type { Client } from '../db/delegate.js';
 import { boardsOf, isOnBoard } from './board-of.js';
-import { encodeEvent, LIVE_CHANNEL, type EventKind, type LiveEvent } from './events.js';
+import { encodeEvent, EVENT_TABLE, type EventKind, type LiveEvent } from './events.js';
 
 const kindOfMethod = { CREATE: 'CREATED', UPDATE: 'UPDATED', DELETE: 'DELETED' } as const;
 
 /**
- * Announces the rows a change wrote, from inside its transaction: PostgreSQL delivers a NOTIFY only
- * when the transaction commits, to every instance listening, and drops it on rollback.
+ * Announces the rows a change wrote, from inside its transaction: the event rows appear to every
+ * instance's hub when the transaction commits, and never when it rolls back.
  */
 export async function publishChanges(
   tx: Client,
@@ -24,7 +24,7 @@ export async function publishChanges(
       whiteboardId: boards.get(row.id) ?? null,
     }),
   );
-  await tx.$executeRaw`SELECT pg_notify(${LIVE_CHANNEL}, payload) FROM unnest(${events.map(encodeEvent)}::text[]) AS payload`;
+  await tx.$executeRawUnsafe(`INSERT INTO ${EVENT_TABLE} (payload) SELECT unnest($1::text[])`, events.map(encodeEvent));
 }
 
 /** SQL expressions of one written row's event (kind and type as text parameters, e.g. `$6::text`). */
@@ -37,10 +37,10 @@ export interface EventSql {
 }
 
 /**
- * The NOTIFY of one row written by a single statement, as an SQL expression over its columns: the
- * same event as publishChanges sends, delivered when that statement's own transaction commits.
+ * The insert of the events of the rows a single statement wrote (the CTE `rows`), each built from
+ * its columns: the same events as publishChanges writes, read when that statement's transaction commits.
  */
-export function notifySql(event: EventSql): string {
+export function eventsInsertSql(event: EventSql, rows: string): string {
   const fields = Object.entries(event).map(([key, value]) => `'${key}', ${value}`);
-  return `pg_notify('${LIVE_CHANNEL}', json_build_object(${fields.join(', ')})::text)`;
+  return `INSERT INTO ${EVENT_TABLE} (payload) SELECT json_build_object(${fields.join(', ')})::text FROM ${rows}`;
 }

@@ -10,7 +10,7 @@ import type { Columns, PlannedQuery, Row } from '../db/delegate.js';
 import { db } from '../db/index.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { EventKind } from '../live/events.js';
-import { notifySql } from '../live/publish.js';
+import { eventsInsertSql } from '../live/publish.js';
 import { type Join, modelCatalog } from '../read-plans/catalog.js';
 import { authorize } from './changes.js';
 import { principalOf, type Context } from './context.js';
@@ -91,13 +91,16 @@ function statementText(model: OrganizationScopedModel, columns: string[], refere
   const logColumns = ['userId', 'organizationId', 'method', 'entityType', 'entityId', 'createdAt'].map((field) =>
     columnOf('UserActionLog', field),
   );
-  const notify = notifySql({
-    kind: '$7::text',
-    type: '$6::text',
-    rowId: 'id',
-    organizationId: 'organization_id',
-    whiteboardId: 'whiteboard_id',
-  });
+  const announce = eventsInsertSql(
+    {
+      kind: '$7::text',
+      type: '$6::text',
+      rowId: 'id',
+      organizationId: 'organization_id',
+      whiteboardId: 'whiteboard_id',
+    },
+    'written',
+  );
   return `WITH target AS (
   SELECT ${[`t.${id} AS id`, `${organization} AS organization_id`, `${board} AS whiteboard_id`, ...checks].join(', ')}
   FROM ${[`${tableOf(model)} t`, ...joins].join(' ')}
@@ -109,8 +112,10 @@ function statementText(model: OrganizationScopedModel, columns: string[], refere
 ), logged AS (
   INSERT INTO ${log} (${logColumns.join(', ')})
   SELECT $4::int, organization_id, 'UPDATE', $6::text, id, $5::timestamp(3) FROM written
+), announced AS (
+  ${announce} RETURNING 1
 )
-SELECT ${['target.organization_id', `(SELECT count(${notify}) FROM written)::int`, '(SELECT row FROM written)', ...checks.map((_, i) => `target.ok${i}`)].join(', ')} FROM target`;
+SELECT ${['target.organization_id', '(SELECT count(*) FROM announced)::int', '(SELECT row FROM written)', ...checks.map((_, i) => `target.ok${i}`)].join(', ')} FROM target`;
 }
 
 const statements = new Map<string, string>();
@@ -144,7 +149,7 @@ function rowOf<M extends OrganizationScopedModel>(model: M, json: string): Row<M
 /**
  * Updates one row by id as one statement, which is its own transaction: the tenancy and role checks
  * (from the caller's principal, as findForChange and authorize read it), the update, its action log
- * entry and its event (NOTIFY, delivered on commit); answers the written row. A refusal changes
+ * entry and its live event (read by the instances once it commits); answers the written row. A refusal changes
  * nothing and answers as those checks do, in their order: NOT_FOUND for a row the caller may not
  * see, FORBIDDEN for one it may not change, the reference's own refusal for a row of another organization.
  */

@@ -1,0 +1,17 @@
+import { getOperationAST } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { LiveHub } from '../live/hub.js';
+
+/**
+ * When a mutation is done (its writes have committed), this instance reads the new live events at
+ * once, so its own subscribers do not wait for the next poll. Before the planners, whose answer
+ * stops the execution for the plugins after them.
+ */
+export function useLiveWake(live: LiveHub): Plugin {
+  return {
+    onExecute({ args }) {
+      if (getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return;
+      return { onExecuteDone: () => live.wake() };
+    },
+  };
+}
