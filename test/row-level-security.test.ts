@@ -102,6 +102,39 @@ describe('row-level security', () => {
     expect(other).toEqual(allowed(acme));
   });
 
+  it("keeps each caller's scope for lookups sent in the same tick, which Prisma merges only within one", async () => {
+    const [globex, acme] = ['globexOwner', 'owner'].map((name) => callers.find((caller) => caller.name === name)!);
+    const { prisma, onQuery } = database.database;
+    const boards = await prisma.whiteboard.findMany({ select: { id: true, organizationId: true } });
+    const [own, other] = [globex, acme].map(
+      (caller) => boards.find((board) => caller.organizations.has(board.organizationId))!,
+    );
+    // One scope per caller, as one request has one.
+    const scopes = new Map([globex, acme].map((caller) => [caller, scopeOf(caller)]));
+    const lookUp = (caller: Caller, id: number) =>
+      inReadScope(
+        scopes.get(caller)!,
+        async () => await prisma.whiteboard.findUnique({ where: { id }, select: { id: true } }),
+      );
+    const statements: string[] = [];
+    const count = (sql: string) => statements.push(sql);
+    onQuery.add(count);
+    try {
+      // Each caller's own board, and the other's: merged across callers, the second ran under the first's scope.
+      const answers = await Promise.all([
+        lookUp(globex, own.id),
+        lookUp(acme, other.id),
+        lookUp(globex, other.id),
+        lookUp(acme, own.id),
+      ]);
+      expect(answers).toEqual([{ id: own.id }, { id: other.id }, null, null]);
+      // Two statements, one per caller: each caller's two lookups were still merged.
+      expect(statements).toHaveLength(2);
+    } finally {
+      onQuery.delete(count);
+    }
+  });
+
   it('is refused at start to a role that passes every policy', async () => {
     expect(await rowSecurityBypass(database.database.engine)).toBeUndefined();
     const { engine } = database.database;

@@ -1,4 +1,5 @@
 import { PrismaClient } from '../generated/prisma/client.js';
+import { batchPerRequest } from './batching.js';
 import type { DatabaseEngine } from './engine.js';
 import { applyMigrations, hasPendingMigrations } from './migrate.js';
 import { countStatement } from '../observability/requests.js';
@@ -61,6 +62,7 @@ export async function openDatabase(settings: DatabaseSettings, user: DatabaseUse
     adapter: set ? routedAdapter(engine.queryAdapter, set) : engine.queryAdapter,
     log: [{ emit: 'event', level: 'query' }],
   });
+  batchPerRequest(client);
   // Each statement also counts for the HTTP request it runs for (its log line and metrics).
   const onQuery = new Set<(sql: string) => void>([countStatement]);
   client.$on('query', (event) => {

@@ -11,6 +11,9 @@ interface Read {
 
 const reads = new AsyncLocalStorage<Read>();
 
+/** The read the current statement belongs to, if any (an object of its own per read). */
+export const currentRead = (): object | undefined => reads.getStore();
+
 /** Query operations on the replicas, with each caller's own writes. */
 export interface ReplicaReads {
   set: ReplicaSet;

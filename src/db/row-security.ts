@@ -12,6 +12,9 @@ export interface ReadScope {
 
 const scopes = new AsyncLocalStorage<ReadScope>();
 
+/** The scope the current statement runs under, if any (an object of its own per read). */
+export const currentScope = (): ReadScope | undefined => scopes.getStore();
+
 /** Runs `work` so that its statements on the pool see only the rows `scope` allows. */
 export function inReadScope<T>(scope: ReadScope, work: () => T): T {
   return scopes.run(scope, work);
