@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { send, type HttpRequest } from './requests.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { graphql, send, type HttpRequest } from './requests.js';
 import type { KeyRing } from './keys.js';
 import { nestedQuery } from './queries.js';
 import type { ChildServer } from './servers.js';
@@ -38,6 +39,30 @@ export async function sample(server: ChildServer, requests: HttpRequest[]): Prom
     if (result.messages.length < 3 && !result.messages.includes(message)) result.messages.push(message);
   }
   return result;
+}
+
+/** How long freshPrincipals waits for the gateway to act on the forget notification before it gives up. */
+const FORGET_TIMEOUT_MS = 5_000;
+
+/**
+ * Makes every key's principal fresh in the gateway's cache, so that a sample taken within the cache's
+ * 10 s counts what each request costs and not a key's periodic refresh (which the figure under load
+ * still holds). Each key's first request after the forget must send statements: the proof it was
+ * forgotten and is now cached again.
+ */
+export async function freshPrincipals(gateway: ChildServer, keys: KeyRing): Promise<void> {
+  await keys.forget();
+  for (let key = 0; key < keys.count; key++) {
+    for (const deadline = Date.now() + FORGET_TIMEOUT_MS; ; await sleep(20)) {
+      const before = await gateway.statements();
+      await send(gateway.url, graphql(keys, key, '{ __typename }', {}));
+      if ((await gateway.statements()) > before) break;
+      if (Date.now() > deadline)
+        throw new Error(`the gateway did not forget key ${key} within ${FORGET_TIMEOUT_MS} ms`);
+    }
+  }
+  // The refresh also records the key's last use, off the request's path.
+  await gateway.settle();
 }
 
 /** Where two JSON values first differ, e.g. `data.whiteboards.edges[3].node.updatedAt: "..." vs "..."`; undefined when equal. */
@@ -139,7 +164,7 @@ export async function checkAnswers(
 
 /**
  * The issue's statement target, checked directly: the nested read over 10 and 50 boards, and at one,
- * two and three levels, must cost the same statements. Run after a warm-up, so the key is cached.
+ * two and three levels, must cost the same statements. Run after a warm-up, with the keys fresh in the cache.
  */
 export async function statementInvariance(
   gateway: ChildServer,
@@ -155,6 +180,7 @@ export async function statementInvariance(
       body,
     };
     await send(gateway.url, request); // the first run of a new document may cost a cache refresh
+    await freshPrincipals(gateway, keys);
     return (await sample(gateway, [request])).statements[0];
   };
   const byPage = [await count(3, 10), await count(3, 50)];

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { createApiKey } from '../src/auth/api-keys.js';
 import { openDatabase } from '../src/db/index.js';
 import { ownerOf } from './dataset.js';
@@ -13,6 +14,8 @@ export interface KeyRing {
   headers(i: number): Record<string, string>;
   /** What the report should say about authentication. */
   note: string;
+  /** Tells the gateway, through its own channel (`principal_changed`), to forget every key's principal. */
+  forget(): Promise<void>;
 }
 
 /** Issues `count` READ_WRITE keys in the bench database through the gateway's own `createApiKey`. */
@@ -20,9 +23,10 @@ export async function issueKeys(databaseUrl: string, count: number): Promise<Key
   const database = await openDatabase({ databaseUrl, poolSize: 2 });
   try {
     const secrets: string[] = [];
-    for (let i = 0; i < count; i++) {
+    const owners = Array.from({ length: count }, (_, i) => ownerOf(i + 1));
+    for (const [i, owner] of owners.entries()) {
       const key = await createApiKey(database.prisma, {
-        userId: ownerOf(i + 1),
+        userId: owner,
         name: `bench ${i + 1}`,
         permission: 'READ_WRITE',
       });
@@ -32,6 +36,15 @@ export async function issueKeys(databaseUrl: string, count: number): Promise<Key
       count,
       headers: (i) => ({ 'x-api-key': secrets[i % count] }),
       note: `every request carries X-API-KEY (${count} READ_WRITE keys, one per organization owner, from createApiKey)`,
+      forget: async () => {
+        const client = new pg.Client({ connectionString: databaseUrl });
+        await client.connect();
+        try {
+          for (const owner of owners) await client.query(`SELECT pg_notify('principal_changed', $1)`, [String(owner)]);
+        } finally {
+          await client.end();
+        }
+      },
     };
   } finally {
     await database.close();

@@ -281,7 +281,7 @@ function requestSection(report: RunReport): string[] {
     [
       `Gateway and peer: the median of ${roundCount(report.config.rounds)} (req/s with the lowest and highest in brackets when they differ); floor: one run.`,
       `p99 ms alone: the gateway's p99 over one connection, one request at a time (${report.config.duration} s after each measured run): the latency of a request that waits behind no other; at ${report.config.connections} busy connections the mean latency is ${report.config.connections} / (req/s) whatever the server does (Little's law).`,
-      'SQL/req: statements each sampled request caused alone (min-max over the rounds), and in brackets all statements of the measured run divided by its requests.',
+      "SQL/req: statements each sampled request caused alone (min-max over the rounds; the gateway's keys made fresh in its principal cache first, so a key's refresh every 10 s falls outside the sample), and in brackets all statements of the measured run divided by its requests, the refreshes included.",
       "CPU ms/req: CPU time of the server process + of PostgreSQL's backends for the bench database, per request of the measured run.",
       'Errors: non-2xx answers and socket errors under load, plus sampled answers that carried GraphQL `errors` (all rounds).',
       "Peak RSS: the server during that case (the highest round). Gateway / server: the gateway's req/s over that server's.",

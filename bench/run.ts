@@ -8,13 +8,13 @@ import { readFileSync } from 'node:fs';
 import type { Case } from './case.js';
 import { buildCases } from './cases.js';
 import type { HttpRequest } from './requests.js';
-import { checkAnswers, sample, statementInvariance } from './checks.js';
+import { checkAnswers, freshPrincipals, sample, statementInvariance } from './checks.js';
 import { cleanup, cleanupOnSignals } from './cleanup.js';
 import { loadBenchConfig } from './config.js';
 import { OwnProcesses, waitForQuiet, watchCost, watchCpu } from './cpu.js';
 import { createBenchDatabase } from './database.js';
 import { loadDataset, size } from './dataset.js';
-import { issueKeys } from './keys.js';
+import { issueKeys, type KeyRing } from './keys.js';
 import { measureLive, type LiveResult } from './live.js';
 import { runLoad, type LoadSource } from './load.js';
 import { gatewayNodeOnPath, installPeer, nodeVersion, peerRuntime, startPeer } from './peer-setup.js';
@@ -44,12 +44,12 @@ function startScript(): string {
   return scripts.start;
 }
 
-/** Warm-up, the sequential sample, then the measured run, against one server. */
+/** Warm-up, the sequential sample, then the measured run, against one server; `beforeSample` readies it for the sample. */
 async function measure(
   server: ChildServer,
   source: LoadSource,
   own: OwnProcesses,
-  withAlone = false,
+  gateway?: { beforeSample: () => Promise<void> },
 ): Promise<Measured> {
   await waitForQuiet(own);
   const cpu = await watchCpu(own);
@@ -58,6 +58,7 @@ async function measure(
     await runLoad(server.url, source, config.connections, config.warmup);
     await server.settle();
   }
+  await gateway?.beforeSample();
   // An even count, so the mutation case leaves every board as it found it.
   const count = config.samples + (config.samples % 2);
   const probe = await sample(
@@ -72,7 +73,7 @@ async function measure(
   const underLoad = ((await server.statements()) - before) / Math.max(1, load.sent);
   const cpuPerRequest = await cost(load.sent);
   const otherCpu = await cpu.stop();
-  const alone = withAlone ? await runLoad(server.url, source, 1, config.duration) : undefined;
+  const alone = gateway ? await runLoad(server.url, source, 1, config.duration) : undefined;
   return {
     load,
     alone,
@@ -90,6 +91,7 @@ interface Servers {
   gateway: ChildServer;
   peer: ChildServer;
   floor: ChildServer;
+  keys: KeyRing;
 }
 
 /**
@@ -129,7 +131,8 @@ async function runCase(entry: Case, servers: Servers, own: OwnProcesses): Promis
   }
   for (let round = 1; round <= config.rounds; round++) {
     log(`${entry.id}. ${entry.title}: round ${round}, gateway${entry.peer ? ' then peer' : ''}`);
-    result.gateway.push(await measure(servers.gateway, source(entry.gateway, entry.run), own, true));
+    const beforeSample = () => freshPrincipals(servers.gateway, servers.keys);
+    result.gateway.push(await measure(servers.gateway, source(entry.gateway, entry.run), own, { beforeSample }));
     if (entry.peer) result.peer.push(await measure(servers.peer, source(entry.peer), own));
   }
   const runs = Object.entries({
@@ -235,7 +238,7 @@ async function main(): Promise<void> {
       .filter((c) => selected(c.id))
       .sort((x, y) => Number(x.kind === 'mutation') - Number(y.kind === 'mutation'));
     const own = new OwnProcesses(config.adminUrl, database.name, () => [gateway.pid, peer.pid, floor.pid]);
-    for (const entry of cases) results.push(await runCase(entry, { gateway, peer, floor }, own));
+    for (const entry of cases) results.push(await runCase(entry, { gateway, peer, floor, keys }, own));
     await peer.stop();
     await floor.stop();
     peerPeakRss = peer.peakRss();
