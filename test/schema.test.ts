@@ -18,7 +18,7 @@ it('every change of schema.prisma is held by a migration (run npm run db:migrati
 });
 
 it('a start loads the schema engine only while a migration folder is not recorded with its checksum', async () => {
-  const engine = await openPglite(undefined);
+  const engine = await openPglite(undefined, { fromTemplate: false });
   try {
     expect(await hasPendingMigrations(engine)).toBe(true);
     expect(await applyMigrations(engine.adapter)).not.toEqual([]);

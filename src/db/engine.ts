@@ -9,6 +9,7 @@ import type { PreparedStatements } from '../config.js';
 import { creatingMissingDatabase } from './create-database.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { createDataDirectory, startPglite } from './pglite.js';
+import { readTemplate } from './pglite-template.js';
 import { shareOverSocket, type SharedDatabase } from './pglite-socket.js';
 import { preparedMode, statementNames } from './prepared.js';
 import { ScopedPool } from './row-security.js';
@@ -68,9 +69,13 @@ function makeDirectory(path: string): void {
 
 /**
  * PGlite in memory, or in `dataDir` under its lock (refused when a live process holds it); with
- * `share`, also served to other processes on the data directory's socket.
+ * `share`, also served to other processes on the data directory's socket. A new database starts from
+ * the template (pglite-template.ts); in memory, an empty one with `fromTemplate` false.
  */
-export async function openPglite(dataDir: string | undefined, { share = false } = {}): Promise<DatabaseEngine> {
+export async function openPglite(
+  dataDir: string | undefined,
+  { share = false, fromTemplate = true } = {},
+): Promise<DatabaseEngine> {
   let location = 'memory://';
   if (dataDir) {
     location = join(dataDir, 'pglite');
@@ -92,7 +97,10 @@ export async function openPglite(dataDir: string | undefined, { share = false } 
   };
   try {
     if (dataDir) await createDataDirectory(location);
-    client = await startPglite(dataDir ? location : undefined);
+    // In memory, the template (made at install) spares initdb and the migrations too.
+    client = dataDir
+      ? await startPglite(location)
+      : await startPglite(undefined, fromTemplate ? await readTemplate() : undefined);
     if (dataDir && share) shared = await shareOverSocket(client, dataDir);
   } catch (error) {
     await close();

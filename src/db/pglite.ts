@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
+import { extractTemplate, templateFile, templateDir } from './pglite-template.js';
 import { DatabaseStartError } from './start-error.js';
 
 /**
@@ -11,9 +14,9 @@ import { DatabaseStartError } from './start-error.js';
  */
 const settings = ['-c', 'shared_buffers=16MB'];
 
-/** PGlite on the data directory `location` (in memory without one). */
-export function startPglite(location?: string): Promise<PGlite> {
-  return PGlite.create(location, { startParams: [...PGlite.defaultStartParams, ...settings] });
+/** PGlite on the data directory `location` (in memory without one); a new one starts from `template` when given. */
+export function startPglite(location?: string, template?: Blob): Promise<PGlite> {
+  return PGlite.create(location, { startParams: [...PGlite.defaultStartParams, ...settings], loadDataDir: template });
 }
 
 // The child's script beside this module: compiled (dist/) or TypeScript under tsx (npm run dev, the tests).
@@ -24,19 +27,35 @@ const loader = self.endsWith('.ts') ? ['--import', 'tsx'] : [];
 const flags = ['--liftoff-only'];
 
 /**
- * Makes `location` a migrated database when it holds none, in a process of its own: creating one
- * (initdb, on a second PGlite) and migrating it (Prisma's schema engine) peak at about 700 MB, and the
- * process that did it kept about 70 MB of that. Built aside and renamed into place, so a start cut
- * short leaves no half-made database.
+ * Makes `location` a migrated database when it holds none. From the template in `templates` when there
+ * is one (pglite-template.ts), by writing its files. Else in a process of its own, which leaves a
+ * template there: creating a database (initdb, on a second PGlite) and migrating it (Prisma's schema
+ * engine) peak at about 700 MB, and the process that did it kept about 70 MB of that. Built aside and
+ * renamed into place, so a start cut short leaves no half-made database.
  */
-export async function createDataDirectory(location: string): Promise<void> {
+export async function createDataDirectory(location: string, templates = templateDir): Promise<void> {
   if (existsSync(`${location}/PG_VERSION`)) return;
   const draft = `${location}.new`;
   rmSync(draft, { recursive: true, force: true });
-  const child = spawn(process.execPath, [...flags, ...loader, creator, draft], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const code = await new Promise<number | null>((resolve, reject) => child.on('exit', resolve).on('error', reject));
-  if (code !== 0) throw new DatabaseStartError(`could not create the embedded database in ${location}`);
+  const template = await templateFile(templates);
+  if (template) await extractTemplate(template, draft);
+  else {
+    const child = spawn(process.execPath, [...flags, ...loader, creator, draft, templates], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const code = await new Promise<number | null>((resolve, reject) => child.on('exit', resolve).on('error', reject));
+    if (code !== 0) throw new DatabaseStartError(`could not create the embedded database in ${location}`);
+  }
   renameSync(draft, location);
+}
+
+/** Makes the template of the current migrations when there is none: `npm install` and the test suite's set-up call it. */
+export async function prepareTemplate(templates = templateDir): Promise<void> {
+  if (await templateFile(templates)) return;
+  const scratch = mkdtempSync(join(tmpdir(), 'gateway-template-'));
+  try {
+    await createDataDirectory(join(scratch, 'pglite'), templates);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
