@@ -1,5 +1,6 @@
 // The embedded database's template: a new database loads it instead of running initdb and the
 // migrations, and must be the very database those would have made.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,9 @@ import type { PGlite } from '@electric-sql/pglite';
 import { expect, it } from 'vitest';
 import { createDataDirectory, startPglite } from '../src/db/pglite.js';
 import { readTemplate } from '../src/db/pglite-template.js';
+
+/** A process id that no process holds: one that just exited. */
+const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid;
 
 const scratch = () => mkdtempSync(join(tmpdir(), 'gateway-template-'));
 
@@ -28,8 +32,9 @@ async function schemaOf(pglite: PGlite): Promise<unknown[]> {
 
 it('makes a new data directory from the template equal to one made by initdb and the migrations', async () => {
   const templates = scratch();
-  // A template of other migrations, which the new one replaces.
+  // A template of other migrations, which the new one replaces, and the draft of a writer that died.
   writeFileSync(join(templates, 'pglite-0123456789abcdef.tar'), 'stale');
+  writeFileSync(join(templates, `pglite-0123456789abcdef.tar.${deadPid()}`), 'half');
   const [made, loaded] = [join(scratch(), 'pglite'), join(scratch(), 'pglite')];
 
   expect(await readTemplate(templates)).toBeUndefined();

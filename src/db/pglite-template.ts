@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import { access, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import type { PGlite } from '@electric-sql/pglite';
 import { extract } from 'tar';
+import { isAlive } from './data-dir-lock.js';
 import { readMigrations } from './schema-engine.js';
 
 /**
@@ -31,12 +33,7 @@ async function templateName(): Promise<string> {
 /** The file of the current migrations' template, if one was made. */
 export async function templateFile(dir = templateDir): Promise<string | undefined> {
   const file = join(dir, await templateName());
-  return (await access(file).then(
-    () => true,
-    () => false,
-  ))
-    ? file
-    : undefined;
+  return existsSync(file) ? file : undefined;
 }
 
 /** The current migrations' template as PGlite loads it (`loadDataDir`), if one was made. */
@@ -51,7 +48,10 @@ export async function extractTemplate(file: string, location: string): Promise<v
   await extract({ file, cwd: location });
 }
 
-/** Keeps `pglite`, just created and migrated, as the template; a template of other migrations is dropped. */
+/**
+ * Keeps `pglite`, just created and migrated, as the template. A template of other migrations is
+ * dropped, and so is a draft whose writer died before renaming it.
+ */
 export async function saveTemplate(pglite: PGlite, dir = templateDir): Promise<void> {
   const name = await templateName();
   await mkdir(dir, { recursive: true });
@@ -61,6 +61,10 @@ export async function saveTemplate(pglite: PGlite, dir = templateDir): Promise<v
   await pglite.exec('CHECKPOINT');
   await writeFile(draft, Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer()));
   await rename(draft, join(dir, name));
-  for (const other of await readdir(dir))
-    if (/^pglite-[0-9a-f]+\.tar$/.test(other) && other !== name) await rm(join(dir, other), { force: true });
+  for (const other of await readdir(dir)) {
+    const match = other.match(/^pglite-[0-9a-f]+\.tar(?:\.(\d+))?$/);
+    if (!match) continue;
+    const stale = match[1] === undefined ? other !== name : !isAlive(Number(match[1]));
+    if (stale) await rm(join(dir, other), { force: true });
+  }
 }
