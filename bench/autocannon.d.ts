@@ -18,6 +18,8 @@ declare module 'autocannon' {
     duration?: number;
     pipelining?: number;
     timeout?: number;
+    /** Requests per second over all connections; 0 or unset: as many as they answer. */
+    overallRate?: number;
     requests?: RequestSpec[];
   }
 

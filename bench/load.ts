@@ -27,13 +27,15 @@ export interface LoadResult {
 
 /**
  * Keeps `connections` connections busy for `seconds` (one request in flight on each, no pipelining:
- * the way browsers and API clients talk) and returns what autocannon measured.
+ * the way browsers and API clients talk) and returns what autocannon measured; with `rate`, sends
+ * no more than that many requests a second over them.
  */
 export async function runLoad(
   baseUrl: string,
   source: LoadSource,
   connections: number,
   seconds: number,
+  rate?: number,
 ): Promise<LoadResult> {
   let next = 0;
   // A request without setupRequest is built once; a top-level `path` would be overridden by the URL's.
@@ -55,6 +57,7 @@ export async function runLoad(
     duration: seconds,
     pipelining: 1,
     timeout: 10,
+    ...(rate ? { overallRate: rate } : {}),
     requests,
   });
   const completed = result.requests.total;
