@@ -16,6 +16,7 @@ import { createBenchDatabase } from './database.js';
 import { loadDataset, size } from './dataset.js';
 import { issueKeys } from './keys.js';
 import { runLoad, type LoadResult, type LoadSource } from './load.js';
+import { median } from './report.js';
 import type { Case } from './case.js';
 import { startServer, type ChildServer } from './servers.js';
 import { openDatabase } from '../src/db/index.js';
@@ -86,8 +87,6 @@ async function together(entry: Case, servers: ChildServer[], seconds: number) {
     cpuMs: (after.get(server.pid)! - before.get(server.pid)!) / Math.max(1, loads[i].requests),
   }));
 }
-
-const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
 
 async function main(): Promise<void> {
   cleanupOnSignals();

@@ -28,11 +28,10 @@ export interface Measured {
 
 export interface CaseResult {
   case: Case;
-  /** One measurement per round, gateway and peer in turn. */
+  /** One measurement per round, gateway, peer and floor in turn. */
   gateway: Measured[];
   peer: Measured[];
-  /** Measured once per case. */
-  floor?: Measured;
+  floor: Measured[];
   /** The servers whose answers the check found equal to the gateway's. */
   checked: string[];
   notes: string[];
@@ -122,7 +121,7 @@ const cost = (s: Summary) => `${fixed(s.cpu.serverMs, 2)} + ${fixed(s.cpu.databa
 
 /** The three servers of a case as the table shows them (median rounds). */
 function summaries(r: CaseResult): { gateway?: Summary; peer?: Summary; floor?: Summary } {
-  return { gateway: summarize(r.gateway), peer: summarize(r.peer), floor: summarize(r.floor ? [r.floor] : []) };
+  return { gateway: summarize(r.gateway), peer: summarize(r.peer), floor: summarize(r.floor) };
 }
 
 /** Gateway requests per second over the other server's, when both ran. */
@@ -258,7 +257,7 @@ export function settingsGiven(): string {
 function command(config: BenchConfig, requestCases: boolean): string {
   const settings = settingsGiven();
   if (!requestCases) return `\`${settings}npm run bench\``;
-  return `\`${settings}npm run bench\` - per case the floor once, then gateway and peer in turn, ${roundCount(config.rounds)}; each ${config.duration} s measured after ${config.warmup} s of warm-up, ${config.connections} connections, pools of ${config.poolSize}, ${config.samples} sampled requests per case`;
+  return `\`${settings}npm run bench\` - per case gateway, peer and floor in turn, ${roundCount(config.rounds)}; each ${config.duration} s measured after ${config.warmup} s of warm-up, ${config.connections} connections, pools of ${config.poolSize}, ${config.samples} sampled requests per case`;
 }
 
 function liveSection(live: LiveResult): string {
@@ -279,7 +278,7 @@ function requestSection(report: RunReport): string[] {
     table(report.results),
     '',
     [
-      `Gateway and peer: the median of ${roundCount(report.config.rounds)} (req/s with the lowest and highest in brackets when they differ); floor: one run.`,
+      `Gateway, peer and floor: the median of ${roundCount(report.config.rounds)} (req/s with the lowest and highest in brackets when they differ).`,
       `p99 ms alone: the gateway's p99 over one connection, one request at a time (${report.config.duration} s after each measured run): the latency of a request that waits behind no other; at ${report.config.connections} busy connections the mean latency is ${report.config.connections} / (req/s) whatever the server does (Little's law).`,
       "SQL/req: statements each sampled request caused alone (min-max over the rounds; the gateway's keys made fresh in its principal cache first, so a key's refresh every 10 s falls outside the sample), and in brackets all statements of the measured run divided by its requests, the refreshes included.",
       "CPU ms/req: CPU time of the server process + of PostgreSQL's backends for the bench database, per request of the measured run.",

@@ -95,11 +95,11 @@ interface Servers {
 }
 
 /**
- * One case: the answer check, the floor once, then rounds that alternate gateway and peer, so that
- * whatever else the machine does falls on both alike; the report takes the median of the rounds.
+ * One case: the answer check, then rounds of gateway, peer and floor in turn, so that whatever else
+ * the machine does falls on each alike; the report takes the median of the rounds.
  */
 async function runCase(entry: Case, servers: Servers, own: OwnProcesses): Promise<CaseResult> {
-  const result: CaseResult = { case: entry, gateway: [], peer: [], checked: [], notes: [...entry.notes] };
+  const result: CaseResult = { case: entry, gateway: [], peer: [], floor: [], checked: [], notes: [...entry.notes] };
   if (entry.skip) {
     log(`${entry.id}. ${entry.title}: skipped - ${entry.skip}`);
     result.notes.push(`skipped: ${entry.skip}`);
@@ -125,21 +125,18 @@ async function runCase(entry: Case, servers: Servers, own: OwnProcesses): Promis
     result.notes.push(...check.notes);
     for (const note of check.notes) log(`${entry.id}. ${note}`);
   }
-  if (entry.floor) {
-    log(`${entry.id}. ${entry.title}: floor`);
-    result.floor = await measure(servers.floor, source(entry.floor), own);
-  }
   for (let round = 1; round <= config.rounds; round++) {
-    log(`${entry.id}. ${entry.title}: round ${round}, gateway${entry.peer ? ' then peer' : ''}`);
+    log(
+      `${entry.id}. ${entry.title}: round ${round}, gateway${entry.peer ? ', peer' : ''}${entry.floor ? ', floor' : ''}`,
+    );
     const beforeSample = () => freshPrincipals(servers.gateway, servers.keys);
     result.gateway.push(await measure(servers.gateway, source(entry.gateway, entry.run), own, { beforeSample }));
     if (entry.peer) result.peer.push(await measure(servers.peer, source(entry.peer), own));
+    if (entry.floor) result.floor.push(await measure(servers.floor, source(entry.floor), own));
   }
-  const runs = Object.entries({
-    gateway: result.gateway,
-    peer: result.peer,
-    floor: result.floor ? [result.floor] : [],
-  }).filter(([, list]) => list.length);
+  const runs = Object.entries({ gateway: result.gateway, peer: result.peer, floor: result.floor }).filter(
+    ([, list]) => list.length,
+  );
   for (const [name, list] of runs) {
     const messages = [...new Set(list.flatMap((run) => run.messages))].slice(0, 3);
     if (messages.length) result.notes.push(`${name}: sampled answers failed: ${messages.join(' | ')}`);
