@@ -6,7 +6,6 @@
  * their ratio per round. BENCHMARKS.md gives its noise (an A/A run).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { buildCases } from './cases.js';
 import { cleanup, cleanupOnSignals } from './cleanup.js';
@@ -18,7 +17,7 @@ import { issueKeys } from './keys.js';
 import { runLoad, type LoadResult, type LoadSource } from './load.js';
 import { median } from './report.js';
 import type { Case } from './case.js';
-import { startServer, type ChildServer } from './servers.js';
+import { startScript, startServer, type ChildServer } from './servers.js';
 import { openDatabase } from '../src/db/index.js';
 import { commandLine } from '../src/cli.js';
 
@@ -53,12 +52,9 @@ const log = (message: string) => console.log(`[pair] ${message}`);
 /** Builds a checkout and starts its gateway as its own `npm start` would. */
 function startGateway(name: string, dir: string, databaseUrl: string): Promise<ChildServer> {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: dir, stdio: 'inherit' });
-  const { scripts } = JSON.parse(readFileSync(resolve(dir, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
-  };
   return startServer({
     name,
-    command: ['sh', '-c', scripts.start],
+    command: ['sh', '-c', startScript(dir)],
     cwd: dir,
     env: { DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: String(config.poolSize), NODE_ENV: 'production' },
     readyPath: '/ready',

@@ -4,7 +4,6 @@
  * own. See BENCHMARKS.md.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import type { Case } from './case.js';
 import { buildCases } from './cases.js';
 import type { HttpRequest } from './requests.js';
@@ -20,7 +19,7 @@ import { runLoad, type LoadSource } from './load.js';
 import { gatewayNodeOnPath, installPeer, nodeVersion, peerRuntime, startPeer } from './peer-setup.js';
 import { renderResults, writeResults, type CaseResult, type Measured } from './report.js';
 import { measureReplicas, renderReplicas } from './replica.js';
-import { startServer, type ChildServer } from './servers.js';
+import { startScript, startServer, type ChildServer } from './servers.js';
 import { openDatabase } from '../src/db/index.js';
 import { commandLine } from '../src/cli.js';
 
@@ -37,12 +36,6 @@ describes them.
 
 const config = loadBenchConfig();
 const log = (message: string) => console.log(`[bench] ${message}`);
-
-/** `npm start`'s command, run by `sh` as npm runs it (its `exec` keeps the child's pid the gateway's). */
-function startScript(): string {
-  const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
-  return scripts.start;
-}
 
 /** Warm-up, the sequential sample, then the measured run, against one server; `beforeSample` readies it for the sample. */
 async function measure(

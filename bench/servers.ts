@@ -46,6 +46,12 @@ function procStatus(pid: number, field: string): number {
   }
 }
 
+/** `npm start`'s command in the checkout at `dir`, run by `sh` as npm runs it (its `exec` keeps the child's pid the gateway's). */
+export function startScript(dir = '.'): string {
+  const { scripts } = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { scripts: Record<string, string> };
+  return scripts.start;
+}
+
 export interface StartOptions {
   name: string;
   /** The program and its arguments, e.g. ['sh', '-c', 'exec node dist/main.js']; the process must end up as the server's (exec). */
