@@ -104,15 +104,22 @@ export class GatewayClient extends ScopedClient {
       selector.forget(server);
       throw error;
     }
-    if (!(await selector.confirm(this as unknown as pg.ClientBase, server))) {
-      this.connection.stream.destroy();
-      throw new DatabaseUnavailableError(
-        `${server.host}:${server.port} no longer accepts ${selector.connection.target} sessions (a failover)`,
-      );
-    }
-    if (sessionTimeouts === 'set') {
-      const settings = Object.entries(serverTimeouts(this.gateway.bounds));
-      await super.query(settings.map(([name, value]) => `SET ${name} = ${value}`).join('; '));
+    // Until the pool listens for errors, a connection lost now fails the statements below, and only them.
+    const ignore = () => {};
+    this.on('error', ignore);
+    try {
+      if (!(await selector.confirm(this as unknown as pg.ClientBase, server))) {
+        this.connection.stream.destroy();
+        throw new DatabaseUnavailableError(
+          `${server.host}:${server.port} no longer accepts ${selector.connection.target} sessions (a failover)`,
+        );
+      }
+      if (sessionTimeouts === 'set') {
+        const settings = Object.entries(serverTimeouts(this.gateway.bounds));
+        await super.query(settings.map(([name, value]) => `SET ${name} = ${value}`).join('; '));
+      }
+    } finally {
+      this.off('error', ignore);
     }
     this.gateway.watch(this);
     return this;
@@ -252,7 +259,9 @@ export class GatewayPool extends pg.Pool {
   // biome-ignore lint/suspicious/noExplicitAny: pg-pool's connect takes a callback or none (then it returns a promise)
   override connect(...args: any[]): any {
     const [callback] = args as [ConnectCallback | undefined];
-    const request = currentRequest();
+    const found = currentRequest();
+    // A request that has been answered has no deadline left to keep (work it left behind runs in its context).
+    const request = found?.closed ? undefined : found;
     const deadline = request && request.start + this.requestBoundMs;
     const scope = currentScope();
     const checkout = this.writes && request?.operationType === 'mutation' ? this.writeCheckout(deadline) : undefined;
