@@ -107,8 +107,8 @@ describe('a primary lost under a mixed load, its standby promoted by hand', () =
     );
     const start = Date.now();
     await sleep(2_500);
-    const lost = Date.now();
     await primary.crash();
+    const lost = Date.now();
     await sleep(4_000);
     const promoting = Date.now();
     await standby.promote();
@@ -136,6 +136,12 @@ describe('a primary lost under a mixed load, its standby promoted by hand', () =
     console.log(`${phaseTable(figures)}\nfirst write after the promotion, per gateway: ${firstWrites.join(', ')} ms`);
 
     for (const ms of firstWrites) expect(ms).toBeLessThan(5_000);
+    // Never a 500: a bug would have logged its stack.
+    expect(
+      gateways.flatMap((gateway) =>
+        gateway.server.lines.out.filter((line) => /"msg":"(unexpected error|REST route answered 500)"/.test(line)),
+      ),
+    ).toEqual([]);
     for (const each of sent) {
       expect([200, 201, 503, 504], JSON.stringify(each)).toContain(each.status);
       expect(each.ms).toBeLessThan(BOUND_MS + 750);
@@ -143,7 +149,8 @@ describe('a primary lost under a mixed load, its standby promoted by hand', () =
     const [healthy, away, , after] = figures;
     expect(healthy.readsAnswered).toBe(1);
     expect(away.readsAnswered).toBeGreaterThanOrEqual(0.8);
-    expect(Object.keys(away.writes)).toEqual(['503']);
+    // Mutations answer 503 meanwhile (a write sent as the server went down may still have committed).
+    expect(away.writes['503']).toBeGreaterThan(10);
     expect(after.readsAnswered).toBe(1);
     // Read-your-writes on either gateway, through the outage and after.
     expect(figures.map((each) => each.missingReads)).toEqual([0, 0, 0, 0]);
