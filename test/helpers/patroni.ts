@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -71,7 +71,7 @@ export interface PatroniCluster {
   replicaUrl(database: string): string;
   /** The node that leads now (waiting up to `timeoutMs` for one). */
   leader(timeoutMs?: number): Promise<PatroniNode>;
-  /** Waits until one node leads and the other streams as its synchronous standby. */
+  /** Waits until one node leads and the other streams as its (synchronous) standby. */
   healthy(timeoutMs?: number): Promise<void>;
   /** Stops `node`'s PostgreSQL as a crash does (`pg_ctl -m immediate`); its Patroni lives on. */
   crashPostgres(node: PatroniNode): Promise<void>;
@@ -102,12 +102,12 @@ async function accepting(url: string): Promise<boolean> {
 }
 
 /**
- * A Patroni cluster of two PostgreSQL nodes (`synchronous_mode: true`) over one etcd, behind HAProxy,
- * in a temporary directory on free ports; `remove` stops everything and deletes it. Failover settings
- * a test can wait for: a loop every second, and a leader whose PostgreSQL crashes is replaced at
- * once (`master_start_timeout: 0`) by its synchronous standby.
+ * A Patroni cluster of two PostgreSQL nodes (`synchronous_mode` unless told otherwise) over one etcd,
+ * behind HAProxy, in a temporary directory on free ports; `remove` stops everything and deletes it.
+ * Failover settings a test can wait for: a loop every second, and a leader whose PostgreSQL crashes
+ * is replaced at once (`master_start_timeout: 0`) by its (synchronous) standby.
  */
-export async function startPatroniCluster(): Promise<PatroniCluster> {
+export async function startPatroniCluster({ synchronous = true } = {}): Promise<PatroniCluster> {
   const directory = await serverDirectory('gateway-patroni-');
   const logs: Record<string, string[]> = { etcd: [], haproxy: [] };
   const children: ChildProcess[] = [];
@@ -215,7 +215,7 @@ export async function startPatroniCluster(): Promise<PatroniCluster> {
             loop_wait: 1,
             retry_timeout: 5,
             master_start_timeout: 0,
-            synchronous_mode: true,
+            synchronous_mode: synchronous,
             maximum_lag_on_failover: 1048576,
             postgresql: {
               use_pg_rewind: true,
@@ -294,9 +294,4 @@ export async function startPatroniCluster(): Promise<PatroniCluster> {
     throw error;
   }
   return cluster;
-}
-
-/** The postmaster's pid of a node's data directory, while it runs. */
-export async function postmasterPid(node: PatroniNode): Promise<number> {
-  return Number((await readFile(join(node.dataDirectory, 'postmaster.pid'), 'utf8')).split('\n')[0]);
 }
