@@ -27,8 +27,10 @@ describe('parseConnectionString', () => {
       servers: [{ host: 'localhost', port: 5432 }],
       target: 'any',
     });
+    // The parameter wins over the authority, as in libpq: the embedded database's socket, not a server on localhost.
     const socket = parseConnectionString('postgresql://postgres@localhost/postgres?host=%2Fsrv%2Fdata');
-    expect(socket.servers).toEqual([{ host: 'localhost', port: 5432 }]);
+    expect(socket.servers).toEqual([{ host: '/srv/data', port: 5432 }]);
+    expect(socket.urlOf(socket.servers[0])).toBe('postgresql://postgres@localhost/postgres?host=%2Fsrv%2Fdata');
     const parameters = parseConnectionString('postgresql:///postgres?host=%2Fsrv%2Fdata');
     expect(parameters.servers).toEqual([{ host: '/srv/data', port: 5432 }]);
     expect(parameters.urlOf(parameters.servers[0])).toBe('postgresql:///postgres?host=%2Fsrv%2Fdata');
