@@ -4,7 +4,7 @@ import { getRequestListener } from '@hono/node-server';
 import { NoSchemaIntrospectionCustomRule, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config, CorsOrigins } from '../config.js';
-import { db, prisma } from '../db/index.js';
+import { db } from '../db/index.js';
 import { databaseTimeout, isDatabaseUnavailable } from '../db/unavailable.js';
 import type { Context } from '../schema/context.js';
 import { contextFactory } from './context.js';
@@ -35,26 +35,18 @@ import { logError, yogaLogger } from '../observability/logger.js';
 import { reportUnavailable, watchOutages } from '../observability/outage.js';
 import { measure as collectMetrics, scrape } from '../observability/metrics.js';
 
-const READY_TIMEOUT_MS = 2_000;
-
 // graphql-js ships the rule; it rejects __schema and __type but leaves __typename alone.
 const disableIntrospection: Plugin = {
   onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule),
 };
 
-/** `SELECT 1`, failing if the database does not answer within READY_TIMEOUT_MS (a probe must not hang). */
+/** `SELECT 1` on a connection of its own, within a poll's answer time: busy requests never fail the probe, and it never hangs. */
 async function databaseAnswers(): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timed out')), READY_TIMEOUT_MS);
-  });
   try {
-    await Promise.race([prisma().$queryRaw`SELECT 1`, timeout]);
+    await db().engine.poll('SELECT 1');
     return true;
   } catch {
     return false;
-  } finally {
-    clearTimeout(timer);
   }
 }
 
