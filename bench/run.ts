@@ -155,7 +155,7 @@ async function main(): Promise<void> {
   // Nothing may run unbounded: a generous ceiling over the whole run, in case a server stops answering.
   const budget =
     600 +
-    // Fifteen request cases: a, a2, a3, b-l.
+    // Fifteen request cases: a, a2, a3, b-m.
     15 * (2 * config.rounds + 1) * (config.warmup + 2 * config.duration + 60) +
     // The replica case: two cases on five topologies per round, and two write loads.
     (10 * config.rounds + 2) * (config.warmup + config.duration + 65);
