@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demo } from '../src/db/seed/index.js';
 import type { LiveEvent } from '../src/live/events.js';
-import { LiveHub } from '../src/live/hub.js';
+import type { LiveHub } from '../src/live/hub.js';
 import { MAX_MOVED_INSTANCES } from '../src/schema/objects/instance-moves.js';
 import { expectNothingChanged, failure, keyFor } from './helpers/changes.js';
-import { subscribeSse, until } from './helpers/live.js';
+import { heardEvents, subscribeSse, until } from './helpers/live.js';
 import { ofTheRequest, startTestServer, type GraphQLResponse, type TestServer } from './helpers/server.js';
 
 // moveWhiteboardObjectInstances: a dragged selection moved and resized in one statement, whatever
@@ -12,7 +12,7 @@ import { ofTheRequest, startTestServer, type GraphQLResponse, type TestServer } 
 
 let server: TestServer;
 let hub: LiveHub;
-const events: LiveEvent[] = [];
+let events: LiveEvent[];
 /** The demo's Acme platform board with MAX_MOVED_INSTANCES instances more, another Acme board and a Globex board. */
 const boards = { platform: 0, pipeline: 0, network: 0 };
 /** Instance ids by board, in id order. */
@@ -21,9 +21,7 @@ const instances: Record<keyof typeof boards, number[]> = { platform: [], pipelin
 beforeAll(async () => {
   server = await startTestServer();
   const prisma = server.database.prisma;
-  hub = new LiveHub(() => server.database.engine, 1, 5);
-  await hub.start();
-  hub.onEvent((event) => events.push(event));
+  ({ hub, events } = await heardEvents(() => server.database.engine));
   for (const name of Object.keys(boards) as (keyof typeof boards)[]) {
     boards[name] = (await prisma.whiteboard.findFirstOrThrow({ where: { name: demo.whiteboards[name].name } })).id;
   }
