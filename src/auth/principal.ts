@@ -1,5 +1,6 @@
 import { db, prisma } from '../db/index.js';
 import type { DatabaseEngine } from '../db/engine.js';
+import type { Listening } from '../db/listen.js';
 import type { ApiKeyPermission, Role } from '../generated/prisma/enums.js';
 import { noteCaller } from '../observability/requests.js';
 import { hashesMatch, hashSecret } from './api-keys.js';
@@ -36,7 +37,16 @@ export function forgetUser(userId: number): void {
   for (const [hash, entry] of cache) if (entry.principal.userId === userId) cache.delete(hash);
 }
 
-let watching: { engine: DatabaseEngine; ready: Promise<void> } | undefined;
+/** The subscription to the database's principal changes: `first` settles once its first attempt has. */
+interface Subscription {
+  engine: DatabaseEngine;
+  listening: Listening | undefined;
+  first: Promise<void>;
+}
+
+let watching: Subscription | undefined;
+
+const RESUBSCRIBE_MS = 1_000;
 
 const changeListeners = new Set<(userId: number | undefined) => void>();
 
@@ -52,34 +62,41 @@ function principalChanged(userId: number | undefined): void {
   for (const listener of changeListeners) listener(userId);
 }
 
+function subscribe(subscription: Subscription): Promise<void> {
+  return subscription.engine
+    .listen('principal_changed', (userId) => principalChanged(userId === undefined ? undefined : Number(userId)))
+    .then(
+      (listening) => void (subscription.listening = listening),
+      // The database is away: keys are looked up at every request, uncached, until the subscription stands.
+      () => void setTimeout(() => watching === subscription && subscribe(subscription), RESUBSCRIBE_MS).unref(),
+    );
+}
+
 /**
- * Subscribes, once per database, to the notifications its triggers send when a key, a user or a
- * membership changes anywhere (another process, the CLI, plain SQL; see the migration
- * principal_change_notifications), so the cache never outlives a revocation by more than the
- * notification's trip. Nothing is cached before the subscription stands.
+ * Whether resolved keys may be cached: only while the subscription stands, once per database, to the
+ * notifications its triggers send when a key, a user or a membership changes anywhere (another
+ * process, the CLI, plain SQL; see the migration principal_change_notifications), so the cache never
+ * outlives a revocation by more than the notification's trip. A lost subscription forgets every key.
+ * The first request waits for the first attempt (bounded by the connection's timeout), no later one.
  */
-function watchPrincipalChanges(): Promise<void> {
+async function cacheable(): Promise<boolean> {
   const { engine } = db();
   if (watching?.engine !== engine) {
     cache.clear();
-    const ready = engine.listen('principal_changed', (userId) =>
-      principalChanged(userId === undefined ? undefined : Number(userId)),
-    );
-    watching = { engine, ready };
-    // A subscription that failed (the database was unreachable) is tried again by the next request, not kept as a failure.
-    ready.catch(() => {
-      if (watching?.ready === ready) watching = undefined;
-    });
+    const subscription: Subscription = { engine, listening: undefined, first: Promise.resolve() };
+    subscription.first = subscribe(subscription);
+    watching = subscription;
   }
-  return watching.ready;
+  await watching.first;
+  return watching.listening?.standing === true;
 }
 
 /** The principal of a presented secret, or null for a missing, unknown, revoked or expired key or an inactive user. */
 export async function resolvePrincipal(secret: string | null | undefined): Promise<Principal | null> {
   if (!secret) return null;
-  await watchPrincipalChanges();
+  const caching = await cacheable();
   const hash = hashSecret(secret);
-  const cached = cache.get(hash);
+  const cached = caching ? cache.get(hash) : undefined;
   if (cached && cached.until > Date.now()) {
     noteCaller(cached.principal);
     return cached.principal;
@@ -112,11 +129,13 @@ export async function resolvePrincipal(secret: string | null | undefined): Promi
     organizationIds: key.user.memberships.map((membership) => membership.organizationId),
   };
   noteCaller(principal);
-  // Never past the expiry, so a check at that instant asks the database.
-  cache.set(hash, { principal, until: Math.min(Date.now() + cacheMs, key.expiresAt?.getTime() ?? Infinity) });
-  // Recorded once per cache period, off the request's path.
-  void prisma()
-    .apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } })
-    .catch(() => {});
+  if (caching) {
+    // Never past the expiry, so a check at that instant asks the database.
+    cache.set(hash, { principal, until: Math.min(Date.now() + cacheMs, key.expiresAt?.getTime() ?? Infinity) });
+    // Recorded once per cache period, off the request's path.
+    void prisma()
+      .apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } })
+      .catch(() => {});
+  }
   return principal;
 }

@@ -98,8 +98,8 @@ export function logError(error: unknown, message: string, fields?: Record<string
   logger.error({ ...fields, requestId: request?.id, err: error }, message);
 }
 
-/** Yoga's own reports go to the logger; what it reports as errors are the errors it masked. */
-export function yogaLogger(): YogaLogger {
+/** Yoga's own reports go to the logger; what it reports as errors are the errors it masked, those of a database that is away to `onUnavailable`. */
+export function yogaLogger(onUnavailable: (error: unknown) => void): YogaLogger {
   return {
     // Yoga passes one message; a disabled level is pino's no-op.
     debug: (message: string) => logger.debug(message),
@@ -109,7 +109,8 @@ export function yogaLogger(): YogaLogger {
       // Pothos's refusal of an argument is the caller's mistake, answered BAD_USER_INPUT (http/graphql-errors.ts).
       if (error instanceof GraphQLError && error.originalError instanceof PothosValidationError)
         return logger.debug({ requestId: currentRequest()?.id, reason: error.message }, 'argument refused');
-      logError(error, isDatabaseUnavailable(error) ? 'the database cannot be reached' : 'unexpected error');
+      if (isDatabaseUnavailable(error)) onUnavailable(error);
+      else logError(error, 'unexpected error');
     },
   };
 }
