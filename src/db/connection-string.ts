@@ -52,10 +52,13 @@ export function parseConnectionString(url: string): ConnectionString {
   if (!TARGET_SESSION_ATTRS.includes(target))
     throw new Error(`target_session_attrs must be one of ${TARGET_SESSION_ATTRS.join(', ')}, got "${target}"`);
   params.delete('target_session_attrs');
-  // Without hosts in the authority, the one server is named in the parameters (a socket directory, say).
-  const servers = hostList
+  // A host among the parameters names the one server, over the authority's, as libpq and node-postgres
+  // read it (the embedded database's socket directory: pglite-socket.ts); so do hosts left out there.
+  const named = params.get('host') ?? undefined;
+  const listed = hostList && named === undefined;
+  const servers = listed
     ? hostList.split(',').map((entry) => address(entry, url))
-    : [{ host: params.get('host') ?? 'localhost', port: Number(params.get('port') ?? DEFAULT_PORT) }];
+    : [{ host: named ?? 'localhost', port: Number(params.get('port') ?? DEFAULT_PORT) }];
   const rest = `${path}${params.size ? `?${params}` : ''}`;
   const credentials = userInfo === undefined ? '' : `${userInfo}@`;
   const database = decodeURIComponent(path.slice(1)) || 'postgres';
@@ -64,7 +67,7 @@ export function parseConnectionString(url: string): ConnectionString {
   return {
     servers,
     target,
-    urlOf: (server) => `${scheme}${credentials}${hostList ? hostOf(server) : ''}${rest}`,
+    urlOf: (server) => `${scheme}${credentials}${listed ? hostOf(server) : ''}${rest}`,
     description: `${servers.map((server) => hostOf(server, String)).join(',')}/${database}`,
     database,
     user: userInfo ? decodeURIComponent(userInfo.split(':')[0]) || undefined : undefined,
