@@ -2,7 +2,7 @@ import { db, prisma } from '../db/index.js';
 import type { DatabaseEngine } from '../db/engine.js';
 import type { Listening } from '../db/listen.js';
 import type { ApiKeyPermission, Role } from '../generated/prisma/enums.js';
-import { noteCaller } from '../observability/requests.js';
+import { noteCaller, outsideRequests } from '../observability/requests.js';
 import { hashesMatch, hashSecret } from './api-keys.js';
 
 /** Who is calling: resolved from the API key once per request. */
@@ -84,7 +84,8 @@ async function cacheable(): Promise<boolean> {
   if (watching?.engine !== engine) {
     cache.clear();
     const subscription: Subscription = { engine, listening: undefined, first: Promise.resolve() };
-    subscription.first = subscribe(subscription);
+    // Its connection outlives the request that opened it.
+    subscription.first = outsideRequests(() => subscribe(subscription));
     watching = subscription;
   }
   await watching.first;

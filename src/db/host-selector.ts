@@ -42,9 +42,13 @@ export function qualifies(target: TargetSessionAttrs, kind: SessionKind): boolea
  * later connections go there until one fails or finds the wrong kind of session (a failover), and
  * the next connection asks again. A plain URL asks nothing.
  */
+/** After every server was asked and none qualified, connections fail this long without asking again (a storm of probes helps nobody). */
+const ASK_AGAIN_MS = 200;
+
 export class HostSelector {
   private current: ServerAddress | undefined;
   private asking: Promise<ServerAddress> | undefined;
+  private lastFailure: { at: number; error: Error } | undefined;
 
   constructor(
     readonly connection: ConnectionString,
@@ -60,7 +64,14 @@ export class HostSelector {
 
   server(): Promise<ServerAddress> {
     if (this.current) return Promise.resolve(this.current);
-    this.asking ??= this.ask().finally(() => (this.asking = undefined));
+    const failure = this.lastFailure;
+    if (failure && performance.now() - failure.at < ASK_AGAIN_MS) return Promise.reject(failure.error);
+    this.asking ??= this.ask()
+      .catch((error: Error) => {
+        this.lastFailure = { at: performance.now(), error };
+        throw error;
+      })
+      .finally(() => (this.asking = undefined));
     return this.asking;
   }
 
