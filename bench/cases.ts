@@ -10,6 +10,7 @@ import {
   peerWhiteboardListQuery,
 } from './peer-queries.js';
 import { boardQuery, type NestedForm, nestedQuery } from './queries.js';
+import { moveCase } from './move-case.js';
 import { floorGet, graphql, type HttpRequest, peerGraphql, send } from './requests.js';
 import { smallCases } from './small-cases.js';
 
@@ -182,7 +183,7 @@ async function nestedCases(context: CaseContext): Promise<Case[]> {
   }));
 }
 
-/** Every case of issues 11 and 20, with what this gateway can run today. */
+/** Every case of issues 11, 20 and 34, with what this gateway can run today. */
 export async function buildCases(gatewayUrl: string, keys: KeyRing, peerUrl?: string): Promise<Case[]> {
   const context: CaseContext = { gatewayUrl, peerUrl, keys, org, boards };
   const nested = nestedQuery();
@@ -240,5 +241,6 @@ export async function buildCases(gatewayUrl: string, keys: KeyRing, peerUrl?: st
       notes: [],
     },
     ...(await smallCases(context)),
+    moveCase(context),
   ];
 }

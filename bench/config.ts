@@ -15,8 +15,8 @@ export interface BenchConfig {
   poolSize: number;
   /** Measured runs per case of the gateway and of the peer, in turn; the report shows their median. @default 3 */
   rounds: number;
-  /** Run the gateway on Node 22 (the peer's) or 24 instead of the `node` on PATH (BENCH_GATEWAY_NODE). @default unset */
-  gatewayNode?: GatewayNode;
+  /** The gateway's (and the floor's) runtime: Node 24, Node 22 (the peer's) or the `node` on PATH (BENCH_GATEWAY_NODE=path). @default 24 */
+  gatewayNode: GatewayNode;
   /** Sequential requests per case that count statements and check bodies. @default 20 */
   samples: number;
   /** Only these case ids (comma separated), e.g. `a,b` or `live`. @default every case */
@@ -46,12 +46,12 @@ function positive(name: string, fallback: number, zeroAllowed = false): number {
 
 export function loadBenchConfig(): BenchConfig {
   const output = process.env.BENCH_OUTPUT ?? 'BENCHMARKS.md';
-  const gatewayNode = process.env.BENCH_GATEWAY_NODE || undefined;
+  const gatewayNode = process.env.BENCH_GATEWAY_NODE || '24';
   const duration = positive('BENCH_DURATION', 10);
   // 0 skips the warm-up: for a quick functional look, not for figures.
   const warmup = positive('BENCH_WARMUP', 3, true);
-  if (gatewayNode !== undefined && !gatewayNodes.includes(gatewayNode as GatewayNode))
-    throw new Error(`BENCH_GATEWAY_NODE can be ${gatewayNodes.join(' or ')}, got "${gatewayNode}"`);
+  if (!gatewayNodes.includes(gatewayNode as GatewayNode))
+    throw new Error(`BENCH_GATEWAY_NODE can be ${gatewayNodes.join(', ')}, got "${gatewayNode}"`);
   return {
     adminUrl: process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test',
     duration,
@@ -59,7 +59,7 @@ export function loadBenchConfig(): BenchConfig {
     connections: Math.round(positive('BENCH_CONNECTIONS', 32)),
     poolSize: Math.round(positive('DATABASE_POOL_SIZE', 10)),
     rounds: Math.round(positive('BENCH_ROUNDS', 3)),
-    gatewayNode: gatewayNode as GatewayNode | undefined,
+    gatewayNode: gatewayNode as GatewayNode,
     samples: Math.round(positive('BENCH_SAMPLES', 20)),
     cases: process.env.BENCH_CASES ? process.env.BENCH_CASES.split(',').map((id) => id.trim()) : undefined,
     profileDir: process.env.BENCH_PROFILE_DIR || undefined,

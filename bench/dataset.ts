@@ -17,6 +17,10 @@ export const size = {
   libraries: 200,
   classes: 2_000,
   attributesPerClass: 3,
+  /** Case m's boards: the first of organization 2's (case b, which reads instances, reads organization 1's). */
+  movingBoards: 100,
+  /** Instances more on each of them: five of each of its objects, what case m moves per request. */
+  movablePerBoard: 50,
 } as const;
 
 const orgs = size.organizations;
@@ -26,6 +30,13 @@ export function rowsOf(org: number, count: number): number[] {
 }
 /** User n (1..20) owns organization n and belongs to no other: the key holders. */
 export const ownerOf = (org: number) => org;
+
+/** Instances before case m's: every object's, and every fourth object's second. */
+const firstMovable = size.whiteboards * size.objectsPerBoard * (1 + 1 / 4);
+/** Case m's boards, and the ids of the instances added to the k-th of them. */
+export const movingBoardIds = rowsOf(2, size.whiteboards).slice(0, size.movingBoards);
+export const movableInstances = (k: number): number[] =>
+  Array.from({ length: size.movablePerBoard }, (_, j) => firstMovable + k * size.movablePerBoard + j + 1);
 
 const t0 = `timestamp '2026-01-01 00:00:00'`;
 /** Author of board b: one of the 25 primary members of its organization, in turn. */
@@ -141,14 +152,19 @@ const steps: { table: string; sql: string }[] = [
       FROM generate_series(1, ${size.whiteboards * size.objectsPerBoard}) i, LATERAL (SELECT (i - 1) / ${size.objectsPerBoard} + 1 AS b) x`,
   },
   {
-    // Every object is drawn once; every fourth a second time.
+    // Every object is drawn once; every fourth a second time; the objects of case m's boards five times more.
     table: 'whiteboard_object_instance',
     sql: `INSERT INTO whiteboard_object_instance (id, object_id, x, y, width, height, z_index, created_at, updated_at)
       SELECT i, i, (i % 50) * 40, ((i / 50) % 50) * 40, 120, 80, i % 10, ${t0}, ${t0}
       FROM generate_series(1, ${size.whiteboards * size.objectsPerBoard}) i
       UNION ALL
       SELECT ${size.whiteboards * size.objectsPerBoard} + i / 4, i, (i % 50) * 40 + 600, ((i / 50) % 50) * 40, 120, 80, 1, ${t0}, ${t0}
-      FROM generate_series(4, ${size.whiteboards * size.objectsPerBoard}, 4) i`,
+      FROM generate_series(4, ${size.whiteboards * size.objectsPerBoard}, 4) i
+      UNION ALL
+      SELECT ${firstMovable} + n, (b - 1) * ${size.objectsPerBoard} + ((n - 1) % ${size.movablePerBoard}) % ${size.objectsPerBoard} + 1,
+        ((n - 1) % ${size.movablePerBoard}) * 40, 2000, 120, 80, 2, ${t0}, ${t0}
+      FROM generate_series(1, ${size.movingBoards * size.movablePerBoard}) n,
+        LATERAL (SELECT 2 + ${orgs} * ((n - 1) / ${size.movablePerBoard}) AS b) x`,
   },
   {
     // A value for each attribute of the object's class, in the column of the attribute's type.

@@ -17,6 +17,7 @@ import { issueKeys } from './keys.js';
 import { runLoad, type LoadResult, type LoadSource } from './load.js';
 import { median } from './report.js';
 import type { Case } from './case.js';
+import { gatewayRuntime, nodeVersion } from './peer-setup.js';
 import { startScript, startServer, type ChildServer } from './servers.js';
 import { openDatabase } from '../src/db/index.js';
 import { commandLine } from '../src/cli.js';
@@ -29,7 +30,7 @@ Runs this checkout's gateway (B) and the one at <other checkout> (A, with its ow
 side on one generated data set, loads both at the same time, and prints each one's Node CPU per request
 and B/A per round. Settings: BENCH_PAIR_RATE (500 requests a second to each), BENCH_CASES (h,k),
 BENCH_ROUNDS (5), BENCH_DURATION (10 s), BENCH_WARMUP (3 s), BENCH_CONNECTIONS (32, half to each),
-DATABASE_URL, DATABASE_POOL_SIZE (10) as for npm run bench.
+DATABASE_URL, DATABASE_POOL_SIZE (10), BENCH_GATEWAY_NODE (24, 22 or path) as for npm run bench.
 `,
   { allowPositionals: true },
 );
@@ -48,6 +49,8 @@ if (!(rate > 0)) {
   process.exit(2);
 }
 const log = (message: string) => console.log(`[pair] ${message}`);
+/** Both builds run on the bench's runtime for the gateway (Node 24 unless BENCH_GATEWAY_NODE says otherwise). */
+const runtime = gatewayRuntime(config.gatewayNode, log);
 
 /** Builds a checkout and starts its gateway as its own `npm start` would. */
 function startGateway(name: string, dir: string, databaseUrl: string): Promise<ChildServer> {
@@ -56,7 +59,12 @@ function startGateway(name: string, dir: string, databaseUrl: string): Promise<C
     name,
     command: ['sh', '-c', startScript(dir)],
     cwd: dir,
-    env: { DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: String(config.poolSize), NODE_ENV: 'production' },
+    env: {
+      ...runtime.env,
+      DATABASE_URL: databaseUrl,
+      DATABASE_POOL_SIZE: String(config.poolSize),
+      NODE_ENV: 'production',
+    },
     readyPath: '/ready',
   });
 }
@@ -96,7 +104,7 @@ async function main(): Promise<void> {
     await startGateway('B', process.cwd(), database.url),
   ];
   const all = await buildCases(servers[1].url, keys);
-  console.log(`\nA: ${resolve(other)}\nB: ${process.cwd()}\n`);
+  console.log(`\nA: ${resolve(other)}\nB: ${process.cwd()}\nboth on Node.js ${nodeVersion(runtime.env)}\n`);
   console.log('| case | round | A req/s | B req/s | A Node CPU ms/req | B Node CPU ms/req | B / A |');
   console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const id of cases) {

@@ -131,3 +131,11 @@ export const peerClassConfQuery = `query ClassConf($rowId: Int!, $org: Int!) {
     }
   } }
 }`;
+
+/** m: `count` instances moved, each by its own update aliased m0, m1, ... ($m0: the first's row id and patch, ...). */
+export function peerMoveQuery(count: number): string {
+  const moves = Array.from({ length: count }, (_, j) => j);
+  return `mutation Move(${moves.map((j) => `$m${j}: UpdateWhiteboardObjectInstanceByRowIdInput!`).join(', ')}) {
+${moves.map((j) => `  m${j}: updateWhiteboardObjectInstanceByRowId(input: $m${j}) { whiteboardObjectInstance { rowId x y width height zIndex } }`).join('\n')}
+}`;
+}

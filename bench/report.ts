@@ -236,7 +236,7 @@ export function revision(): string {
 function machine(report: RunReport): string {
   return [
     `- machine: ${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), ${mb(totalmem())} memory, Linux ${release()}`,
-    `- gateway on ${report.runtimes.gateway}; peer: ${report.runtimes.peer ?? 'not run'}; the bench and the floor on Node.js ${process.version}; ${report.serverVersion} on the same machine (loopback)`,
+    `- gateway and floor on ${report.runtimes.gateway}; peer: ${report.runtimes.peer ?? 'not run'}; the bench on Node.js ${process.version}; ${report.serverVersion} on the same machine (loopback)`,
     `- date: ${report.date.toISOString().slice(0, 16).replace('T', ' ')} UTC; commit ${revision()}; load average at the end ${loadavg()
       .map((n) => n.toFixed(1))
       .join(' ')}`,

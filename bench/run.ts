@@ -16,7 +16,7 @@ import { loadDataset, size } from './dataset.js';
 import { issueKeys, type KeyRing } from './keys.js';
 import { measureLive, type LiveResult } from './live.js';
 import { runLoad, type LoadSource } from './load.js';
-import { gatewayNodeOnPath, installPeer, nodeVersion, peerRuntime, startPeer } from './peer-setup.js';
+import { gatewayRuntime, installPeer, nodeVersion, peerRuntime, startPeer } from './peer-setup.js';
 import { renderResults, writeResults, type CaseResult, type Measured } from './report.js';
 import { measureReplicas, renderReplicas } from './replica.js';
 import { startScript, startServer, type ChildServer } from './servers.js';
@@ -30,7 +30,7 @@ Measures the gateway against PostGraphile 5 and a hand-written SQL floor on a ge
 PostgreSQL database of its own on the server of DATABASE_URL (postgresql://postgres@127.0.0.1:5432/test),
 and writes the results table into BENCHMARKS.md. Settings: BENCH_DURATION (10 s), BENCH_WARMUP (3 s),
 BENCH_CONNECTIONS (32), BENCH_ROUNDS (3), BENCH_SAMPLES (20), BENCH_CASES (a,b,...), DATABASE_POOL_SIZE (10),
-BENCH_GATEWAY_NODE (22 or 24), BENCH_PROFILE_DIR, BENCH_ROW_LEVEL_SECURITY, BENCH_OUTPUT (- prints only). BENCHMARKS.md
+BENCH_GATEWAY_NODE (24, 22 or path), BENCH_PROFILE_DIR, BENCH_ROW_LEVEL_SECURITY, BENCH_OUTPUT (- prints only). BENCHMARKS.md
 describes them.
 `);
 
@@ -155,7 +155,7 @@ async function main(): Promise<void> {
   // Nothing may run unbounded: a generous ceiling over the whole run, in case a server stops answering.
   const budget =
     600 +
-    // Fifteen request cases: a, a2, a3, b-l.
+    // Fifteen request cases: a, a2, a3, b-m.
     15 * (2 * config.rounds + 1) * (config.warmup + 2 * config.duration + 60) +
     // The replica case: two cases on five topologies per round, and two write loads.
     (10 * config.rounds + 2) * (config.warmup + config.duration + 65);
@@ -181,13 +181,13 @@ async function main(): Promise<void> {
   log(`data set loaded in ${dataset.seconds.toFixed(1)} s`);
   const keys = await issueKeys(gatewayUrl, size.organizations);
 
-  // The gateway runs as `npm start` runs it: compiled, with the start script's Node options, on the
-  // `node` of PATH - or on Node 22 or 24 from the npm registry with BENCH_GATEWAY_NODE.
+  // The gateway runs as `npm start` runs it: compiled, with the start script's Node options, on Node
+  // 24 from the npm registry - or Node 22, or the `node` of PATH, with BENCH_GATEWAY_NODE.
   execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
   const env = { DATABASE_URL: database.url, DATABASE_POOL_SIZE: String(config.poolSize) };
   // The live case's subscribers share the 20 keys.
   const liveEnv = { MAX_SUBSCRIPTIONS_PER_KEY: String(config.live.subscribers) };
-  const gatewayPath = config.gatewayNode ? gatewayNodeOnPath(config.gatewayNode, log) : {};
+  const runtime = gatewayRuntime(config.gatewayNode, log);
   // The probe and the profiler come in through NODE_OPTIONS, so the start script runs unchanged.
   const nodeOptions = [
     '--import ./bench/statement-probe.mjs',
@@ -201,23 +201,24 @@ async function main(): Promise<void> {
       DATABASE_URL: gatewayUrl,
       ...(config.rowLevelSecurity ? { ROW_LEVEL_SECURITY: 'true' } : {}),
       ...liveEnv,
-      ...gatewayPath,
+      ...runtime.env,
       NODE_ENV: 'production',
       ...(config.profileDir ? { BENCH_PROFILE_DIR: config.profileDir } : {}),
       NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...nodeOptions].join(' ').trim(),
     },
     readyPath: '/ready',
   });
-  const runtimes = { gateway: `Node.js ${nodeVersion(gatewayPath)}`, peer: requestCases ? peerRuntime() : undefined };
+  const runtimes = { gateway: `Node.js ${nodeVersion(runtime.env)}`, peer: requestCases ? peerRuntime() : undefined };
   log(`gateway ${gateway.url} (pid ${gateway.pid}, ${runtimes.gateway})`);
 
   const results: CaseResult[] = [];
   let peerPeakRss: number | undefined;
   if (requestCases) {
     const peer = await startPeer(env);
+    // On the gateway's runtime, so that the ratio to the floor measures the gateway, not the Node.js.
     const floor = await startServer({
       name: 'floor',
-      command: [process.execPath, '--import', 'tsx', 'bench/floor-server.ts'],
+      command: [runtime.node, '--import', 'tsx', 'bench/floor-server.ts'],
       env,
       readyPath: '/health',
     });

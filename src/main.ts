@@ -12,6 +12,7 @@ import { serveGraphQLOverWebSocket } from './http/websocket.js';
 import { schema } from './schema/index.js';
 import { configureLogging } from './observability/logger.js';
 import { metricsListener } from './observability/metrics.js';
+import { printRuntimeNotice } from './runtime.js';
 import { startTracing } from './observability/tracing.js';
 
 /** How long in-flight requests get to finish after SIGTERM/SIGINT before their connections are cut. */
@@ -105,6 +106,8 @@ Serves GraphQL at http://localhost:$PORT/graphql (GraphiQL in a browser), the le
 
 README.md lists every setting.
 `);
+
+printRuntimeNotice();
 
 let config: Config;
 try {

@@ -1,12 +1,14 @@
 import { prepareTemplate } from '../src/db/pglite.js';
+import { printRuntimeNotice } from '../src/runtime.js';
 import { buildServer } from './helpers/processes.js';
 
 /**
- * Compiles the server that `npm start` runs, once before any file: the suites that start real
+ * Says once which Node.js runs the suites when it is older than the supported one. Compiles the server that `npm start` runs, once before any file: the suites that start real
  * processes run in parallel, and a build per file would empty `dist/` under another file's server.
  * Then makes the embedded database's template when a new migration left none (npm install makes it).
  */
 export async function setup(): Promise<void> {
+  printRuntimeNotice();
   await buildServer();
   await prepareTemplate();
 }

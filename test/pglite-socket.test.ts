@@ -9,7 +9,7 @@ import { PGlite, protocol } from '@electric-sql/pglite';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { lockPath } from '../src/db/data-dir-lock.js';
-import { openPglite, type DatabaseEngine } from '../src/db/engine.js';
+import { openPglite, openPostgres, type DatabaseEngine } from '../src/db/engine.js';
 import { shareOverSocket, socketPath, socketUrl } from '../src/db/pglite-socket.js';
 
 const message = protocol.serialize;
@@ -96,6 +96,17 @@ describe('the embedded database shared on its socket', () => {
       message.sync(),
     ]);
     expect(await notes()).toEqual(['synced batch']);
+  });
+
+  it("serves a command-line tool's pool, which finds the socket by the URL's host parameter", async () => {
+    // The URL names localhost too: a pool that took it would reach a PostgreSQL server there, or none.
+    const tool = await openPostgres({ url: socketUrl(dataDir), poolSize: 1 });
+    try {
+      await engine.query(`INSERT INTO note VALUES ('written by the server')`);
+      expect(await tool.query<{ text: string }>('SELECT text FROM note')).toEqual([{ text: 'written by the server' }]);
+    } finally {
+      await tool.close();
+    }
   });
 
   it("passes the notifications of a client's changes to the server's listeners", async () => {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demo } from '../src/db/seed/index.js';
 import type { LiveEvent } from '../src/live/events.js';
-import { LiveHub } from '../src/live/hub.js';
+import type { LiveHub } from '../src/live/hub.js';
 import { expectNothingChanged, failure, keyFor } from './helpers/changes.js';
+import { heardEvents } from './helpers/live.js';
 import { rest } from './helpers/rest.js';
 import { ofTheRequest, startTestServer, type GraphQLResponse, type TestServer } from './helpers/server.js';
 
@@ -10,7 +11,7 @@ import { ofTheRequest, startTestServer, type GraphQLResponse, type TestServer } 
 // row, its organization or the caller; and that it still logs, notifies and refuses as it did.
 
 let server: TestServer;
-const events: LiveEvent[] = [];
+let events: LiveEvent[];
 let hub: LiveHub;
 /** A board of each demo organization, and one of an organization with many rows of its own. */
 const boards: Record<'acme' | 'globex' | 'large', number> = { acme: 0, globex: 0, large: 0 };
@@ -19,9 +20,7 @@ let slide: { id: number; whiteboardId: number };
 beforeAll(async () => {
   server = await startTestServer();
   const prisma = server.database.prisma;
-  hub = new LiveHub(() => server.database.engine, 1, 5);
-  await hub.start();
-  hub.onEvent((event) => events.push(event));
+  ({ hub, events } = await heardEvents(() => server.database.engine));
   const byName = async (name: string) => (await prisma.whiteboard.findFirstOrThrow({ where: { name } })).id;
   boards.acme = await byName(demo.whiteboards.platform.name);
   boards.globex = await byName(demo.whiteboards.network.name);

@@ -2,7 +2,7 @@
 export const EVENT_TABLE = 'live_event';
 
 /** What happened to a row, as subscribers see it. */
-export type EventKind = 'CREATED' | 'UPDATED' | 'DELETED' | 'REORDERED' | 'ARCHIVED' | 'UNARCHIVED';
+export type EventKind = 'CREATED' | 'UPDATED' | 'DELETED' | 'REORDERED' | 'ARCHIVED' | 'UNARCHIVED' | 'MOVED';
 
 /**
  * One change, by reference: the node is loaded at delivery with the subscriber's own access, so an
@@ -16,6 +16,8 @@ export interface LiveEvent {
   organizationId: number | null;
   /** The board the row is on; null for rows that are on no board. */
   whiteboardId: number | null;
+  /** MOVED: the object instances moved on the board (`rowId`), in the order the mutation named them. */
+  rowIds?: number[];
 }
 
 export const encodeEvent = (event: LiveEvent): string => JSON.stringify(event);

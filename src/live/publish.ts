@@ -34,6 +34,8 @@ export interface EventSql {
   rowId: string;
   organizationId: string;
   whiteboardId: string;
+  /** A JSON array of row ids, for an event that names several rows (MOVED). */
+  rowIds?: string;
 }
 
 /**

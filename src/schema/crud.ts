@@ -90,7 +90,7 @@ export function deletedPayload(name: string, typeName: string) {
   });
 }
 
-function inputField(t: InputFields, spec: FieldSpec, required: boolean) {
+export function inputField(t: InputFields, spec: FieldSpec, required: boolean) {
   return t.field({ type: spec.type, required, description: spec.description });
 }
 
@@ -102,36 +102,39 @@ function nullableColumn(model: OrganizationScopedModel, column: string): boolean
 }
 
 /** The spec's fields with their names, typed as the model's columns. */
-function fieldsOf<M extends OrganizationScopedModel>(fields: CrudSpec<M>['fields']): [ColumnName<M>, FieldSpec][] {
+export function fieldsOf<M extends OrganizationScopedModel>(
+  fields: CrudSpec<M>['fields'],
+): [ColumnName<M>, FieldSpec][] {
   // Object.entries types keys as strings; the spec's keys are the model's columns.
   return Object.entries(fields).filter((entry): entry is [ColumnName<M>, FieldSpec] => entry[1] !== undefined);
 }
 
-/** Trims and bounds strings, checks numeric ranges; names the offending input field. */
-function cleanValues<M extends OrganizationScopedModel>(
+/** Trims and bounds strings, checks numeric ranges; names the offending input field (under `path`, e.g. `input.instances[2]`). */
+export function cleanValues<M extends OrganizationScopedModel>(
   model: M,
   fields: [ColumnName<M>, FieldSpec][],
   input: { [field: string]: unknown },
+  path = 'input',
 ): Columns<M> {
   const data: { [field: string]: unknown } = {};
   for (const [name, spec] of fields) {
     let value = input[name];
     if (value === undefined) continue;
     if (value === null && (spec.required || !nullableColumn(model, name)))
-      throw badUserInput(`${name} cannot be null`, `input.${name}`);
+      throw badUserInput(`${name} cannot be null`, `${path}.${name}`);
     if (typeof value === 'string') {
       const trimmed = value.trim();
-      if (spec.required && trimmed === '') throw badUserInput(`${name} cannot be empty`, `input.${name}`);
+      if (spec.required && trimmed === '') throw badUserInput(`${name} cannot be empty`, `${path}.${name}`);
       const maxLength = spec.maxLength ?? 255;
       if (trimmed.length > maxLength)
-        throw badUserInput(`${name} is longer than ${maxLength} characters`, `input.${name}`);
+        throw badUserInput(`${name} is longer than ${maxLength} characters`, `${path}.${name}`);
       value = trimmed;
     }
     if (
       typeof value === 'number' &&
       ((spec.min !== undefined && value < spec.min) || (spec.max !== undefined && value > spec.max))
     ) {
-      throw badUserInput(`${name} must be between ${spec.min ?? '-∞'} and ${spec.max ?? '∞'}`, `input.${name}`);
+      throw badUserInput(`${name} must be between ${spec.min ?? '-∞'} and ${spec.max ?? '∞'}`, `${path}.${name}`);
     }
     data[name] = value;
   }
@@ -180,12 +183,16 @@ async function checkReferences<M extends OrganizationScopedModel>(
 /** An update's input: its target and the columns it changes. */
 type UpdateInput = { id?: string | null; rowId?: number | null; [field: string]: unknown };
 
-/** The row a mutation targets: its global `id` or its `rowId`, exactly one of them. */
-export function targetRowId(input: { id?: string | null; rowId?: number | null }, typeName: string): number {
-  if ((input.id == null) === (input.rowId == null)) throw badUserInput('give either id or rowId', 'input.id');
+/** The row a mutation targets: its global `id` or its `rowId`, exactly one of them (at `path`, e.g. `input.instances[2]`). */
+export function targetRowId(
+  input: { id?: string | null; rowId?: number | null },
+  typeName: string,
+  path = 'input',
+): number {
+  if ((input.id == null) === (input.rowId == null)) throw badUserInput('give either id or rowId', `${path}.id`);
   if (input.rowId != null) return input.rowId;
   const { typename, id } = decodeGlobalId(input.id!);
-  if (typename !== typeName) throw badUserInput(`id is not a ${typeName} id`, 'input.id');
+  if (typename !== typeName) throw badUserInput(`id is not a ${typeName} id`, `${path}.id`);
   return Number(id);
 }
 

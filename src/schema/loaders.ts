@@ -23,7 +23,8 @@ export function createLoaders(principal: Principal | null): Loaders {
   };
 }
 
-async function rowsByIds<M extends ModelName>(
+/** Rows by id, in the order of `ids`, read with `selection`; null where the caller may not see the row (or it is gone). */
+export async function rowsByIds<M extends ModelName>(
   model: M,
   selection: PlannedQuery<M>,
   ids: readonly number[],

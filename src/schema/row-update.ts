@@ -44,9 +44,9 @@ export interface Reference {
 
 const datamodel = getDatamodel().datamodel.models;
 
-const tableOf = (model: ModelName) => `"${modelCatalog().get(model)!.table}"`;
+export const tableOf = (model: ModelName) => `"${modelCatalog().get(model)!.table}"`;
 const columnNameOf = (model: ModelName, field: string) => modelCatalog().get(model)!.columns.get(field)?.name ?? field;
-const columnOf = (model: ModelName, field: string) => `"${columnNameOf(model, field)}"`;
+export const columnOf = (model: ModelName, field: string) => `"${columnNameOf(model, field)}"`;
 
 /** The organization and board of the row aliased `alias`, and the joins that reach them along its ownership path (tenancy.ts). */
 function ownership(model: OrganizationScopedModel, row: string) {
@@ -73,6 +73,19 @@ function referenceSql(model: OrganizationScopedModel, n: number, alias: string, 
   return `EXISTS (SELECT FROM ${from} WHERE ${alias}.${columnOf(model, 'id')} = $${n} AND ${reached.organization} = ${organization})`;
 }
 
+/**
+ * The insert of the action log entries (method UPDATE) of the rows a statement wrote (the CTE `rows`,
+ * with their `id` and `organization_id`), by the user $4 at the time $5: the parameters of every
+ * statement that writes its own log.
+ */
+export function actionLogInsertSql(rows: string, entityType: string): string {
+  const columns = ['userId', 'organizationId', 'method', 'entityType', 'entityId', 'createdAt'].map((field) =>
+    columnOf('UserActionLog', field),
+  );
+  return `INSERT INTO ${tableOf('UserActionLog')} (${columns.join(', ')})
+  SELECT $4::int, organization_id, 'UPDATE', ${entityType}, id, $5::timestamp(3) FROM ${rows}`;
+}
+
 // Parameters: $1 row id, $2 and $3 the organizations whose rows the caller may see and may change
 // (null: all), $4 the user, $5 the time, $6 the entity type, $7 the event kind, $8... the columns.
 function statementText(model: OrganizationScopedModel, columns: string[], references: Reference[]): string {
@@ -87,10 +100,6 @@ function statementText(model: OrganizationScopedModel, columns: string[], refere
     ...columns.map((column, i) => `${columnOf(model, column)} = $${i + 8}`),
     ...(updatedAt ? [`${columnOf(model, updatedAt.name)} = $5::timestamp(3)`] : []),
   ];
-  const log = tableOf('UserActionLog');
-  const logColumns = ['userId', 'organizationId', 'method', 'entityType', 'entityId', 'createdAt'].map((field) =>
-    columnOf('UserActionLog', field),
-  );
   const announce = eventsInsertSql(
     {
       kind: '$7::text',
@@ -110,8 +119,7 @@ function statementText(model: OrganizationScopedModel, columns: string[], refere
   FROM target WHERE w.${id} = target.id AND ($3::int[] IS NULL OR target.organization_id = ANY($3::int[]))${checks.map((_, i) => ` AND target.ok${i}`).join('')}
   RETURNING target.*, row_to_json(w)::text AS row
 ), logged AS (
-  INSERT INTO ${log} (${logColumns.join(', ')})
-  SELECT $4::int, organization_id, 'UPDATE', $6::text, id, $5::timestamp(3) FROM written
+  ${actionLogInsertSql('written', '$6::text')}
 ), announced AS (
   ${announce} RETURNING 1
 )
@@ -121,18 +129,17 @@ SELECT ${['target.organization_id', '(SELECT count(*) FROM announced)::int', '(S
 const statements = new Map<string, string>();
 
 /** The organizations in which the caller's key and role allow `action`; undefined: all (a platform admin). */
-function allowedOrganizations(principal: Principal, action: Action): number[] | undefined {
+export function allowedOrganizations(principal: Principal, action: Action): number[] | undefined {
   if (!keyAllows(principal.permission, permissions[action].key)) return [];
   if (principal.isAdmin) return undefined;
   return [...principal.roles].filter(([, role]) => roleAllows(role, action)).map(([organization]) => organization);
 }
 
 // A timestamp without time zone ignores the zone of its text: an ISO string stores the UTC time, as Prisma does.
-const parameter = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
+export const parameter = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 
-/** The written row as Prisma reads it, from its JSON: field names for column names, DateTime as Date (stored in UTC). */
-function rowOf<M extends OrganizationScopedModel>(model: M, json: string): Row<M> {
-  const columns = JSON.parse(json) as Record<string, unknown>;
+/** A written row as Prisma reads it, from its JSON object: field names for column names, DateTime as Date (stored in UTC). */
+export function rowOf<M extends OrganizationScopedModel>(model: M, columns: Record<string, unknown>): Row<M> {
   const row: Record<string, unknown> = {};
   for (const field of datamodel[model].fields) {
     if (field.kind !== 'scalar' && field.kind !== 'enum') continue;
@@ -175,7 +182,7 @@ export async function updateRow<M extends OrganizationScopedModel>(
     ...values,
   ]);
   if (!row) throw notFound(update.label);
-  if (row[1] === 1) return rowOf(update.model, row[2] as string);
+  if (row[1] === 1) return rowOf(update.model, JSON.parse(row[2] as string));
   authorize(ctx, update.action, row[0] as number);
   const refused = references.find((_, i) => row[3 + i] !== true);
   if (refused) throw refused.refused();

@@ -3,11 +3,13 @@ import type { LiveEvent } from '../live/events.js';
 import { openStream, type Delivery } from '../live/stream.js';
 import { builder } from './builder.js';
 import { findForChange } from './changes.js';
+import { principalOf } from './context.js';
+import { rowsByIds } from './loaders.js';
 
 builder.subscriptionType({});
 
 const EventKind = builder.enumType('LiveEventKind', {
-  values: ['CREATED', 'UPDATED', 'DELETED', 'REORDERED', 'ARCHIVED', 'UNARCHIVED'] as const,
+  values: ['CREATED', 'UPDATED', 'DELETED', 'REORDERED', 'ARCHIVED', 'UNARCHIVED', 'MOVED'] as const,
 });
 
 const eventFields = builder.interfaceRef<LiveEvent>('LiveEvent').implement({
@@ -38,6 +40,26 @@ const WhiteboardArchiveEvent = eventWithNode(
   'A board was archived (kind ARCHIVED) or brought back (UNARCHIVED).',
 );
 
+const ObjectInstancesMovedEvent = builder.objectRef<LiveEvent>('ObjectInstancesMovedEvent').implement({
+  description:
+    'Object instances of one board were moved or resized together by one moveWhiteboardObjectInstances (kind MOVED; `type` Whiteboard and `rowId` name the board).',
+  interfaces: [eventFields],
+  fields: (t) => ({
+    instanceRowIds: t.intList({
+      description: 'Row ids of every instance moved, in the order the mutation named them.',
+      resolve: (event) => event.rowIds ?? [],
+    }),
+    instances: t.prismaField({
+      type: ['WhiteboardObjectInstance'],
+      nullable: { list: false, items: true },
+      description:
+        "The instances moved, in that order, read at delivery with the subscriber's access (null for one deleted since).",
+      resolve: (query, event, _args, ctx) =>
+        rowsByIds('WhiteboardObjectInstance', query, event.rowIds ?? [], principalOf(ctx)),
+    }),
+  }),
+});
+
 const NodeDeletedEvent = builder.objectRef<LiveEvent>('NodeDeletedEvent').implement({
   description: 'A node was deleted (with everything under it); `type` and `rowId` say which.',
   interfaces: [eventFields],
@@ -50,7 +72,13 @@ const NodeDeletedEvent = builder.objectRef<LiveEvent>('NodeDeletedEvent').implem
 });
 
 const WhiteboardEvent = builder.unionType('WhiteboardEvent', {
-  types: [NodeChangedEvent, NodeDeletedEvent, ChildrenReorderedEvent, WhiteboardArchiveEvent],
+  types: [
+    NodeChangedEvent,
+    NodeDeletedEvent,
+    ChildrenReorderedEvent,
+    WhiteboardArchiveEvent,
+    ObjectInstancesMovedEvent,
+  ],
   resolveType: (event) =>
     ({
       CREATED: NodeChangedEvent,
@@ -59,6 +87,7 @@ const WhiteboardEvent = builder.unionType('WhiteboardEvent', {
       REORDERED: ChildrenReorderedEvent,
       ARCHIVED: WhiteboardArchiveEvent,
       UNARCHIVED: WhiteboardArchiveEvent,
+      MOVED: ObjectInstancesMovedEvent,
     })[event.kind],
 });
 
@@ -72,7 +101,7 @@ builder.subscriptionField('whiteboardEvents', (t) =>
   t.field({
     type: WhiteboardEvent,
     description:
-      'Every committed change on one board: the board itself, its data streams, slides, steps, objects, instances, attribute values, connections, relations and highlights.',
+      'Every committed change on one board: the board itself, its data streams, slides, steps, objects, instances (moved together: one event), attribute values, connections, relations and highlights.',
     args: { whiteboardId: t.arg.int({ required: true }) },
     subscribe: async (_root, { whiteboardId }, ctx) => {
       const board = await findForChange(ctx, 'Whiteboard', whiteboardId, 'Whiteboard');
@@ -95,7 +124,9 @@ builder.subscriptionField('organizationWhiteboardEvents', (t) =>
       await findForChange(ctx, 'Organization', organizationId, 'Organization');
       return openStream(ctx, {
         organizationId,
-        accepts: (event) => event.type === 'Whiteboard' && event.organizationId === organizationId,
+        // A move names its board but changes what is on it, not the board.
+        accepts: (event) =>
+          event.type === 'Whiteboard' && event.kind !== 'MOVED' && event.organizationId === organizationId,
       });
     },
     resolve: eventOrError,

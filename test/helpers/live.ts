@@ -1,5 +1,8 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import type { DatabaseEngine } from '../../src/db/engine.js';
+import type { LiveEvent } from '../../src/live/events.js';
+import { LiveHub } from '../../src/live/hub.js';
 
 export interface Subscription {
   /** The next result the server sent, failing after `timeoutMs`. */
@@ -118,4 +121,13 @@ export async function until(check: () => boolean, timeoutMs = 2_000): Promise<vo
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/** A hub of its own, reading the outbox every 5 ms, and every event it read, in order: what the writes told subscribers. */
+export async function heardEvents(engine: () => DatabaseEngine): Promise<{ hub: LiveHub; events: LiveEvent[] }> {
+  const hub = new LiveHub(engine, 1, 5);
+  const events: LiveEvent[] = [];
+  await hub.start();
+  hub.onEvent((event) => events.push(event));
+  return { hub, events };
 }

@@ -1,4 +1,5 @@
 import './types.js';
 import './mutations.js';
+import './instance-moves.js';
 import './attributes.js';
 import './search.js';

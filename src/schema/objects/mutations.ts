@@ -32,6 +32,15 @@ defineCrudMutations({
   },
 });
 
+/** Where an instance is drawn and how large: what updateWhiteboardObjectInstance and moveWhiteboardObjectInstances change. */
+export const instancePlacement = {
+  x: { type: 'Float' },
+  y: { type: 'Float' },
+  width: size,
+  height: size,
+  zIndex: { type: 'Int' },
+} satisfies Record<string, FieldSpec>;
+
 defineCrudMutations({
   model: 'WhiteboardObjectInstance',
   typeName: 'WhiteboardObjectInstance',
@@ -45,11 +54,7 @@ defineCrudMutations({
       references: 'WhiteboardObject',
       description: 'Row id of the object drawn.',
     },
-    x: { type: 'Float' },
-    y: { type: 'Float' },
-    width: size,
-    height: size,
-    zIndex: { type: 'Int' },
+    ...instancePlacement,
   },
 });
 

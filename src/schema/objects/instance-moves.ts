@@ -1,0 +1,191 @@
+import { visibleOrganizations } from '../../auth/tenancy.js';
+import type { PlannedQuery, Row } from '../../db/delegate.js';
+import { db, prisma } from '../../db/index.js';
+import { eventsInsertSql } from '../../live/publish.js';
+import { builder } from '../builder.js';
+import { authorize } from '../changes.js';
+import { principalOf, type Context } from '../context.js';
+import { cleanValues, fieldsOf, inputField, rowTargetFields, targetRowId } from '../crud.js';
+import { badUserInput, notFound } from '../errors.js';
+import { actionLogInsertSql, allowedOrganizations, columnOf, parameter, rowOf, tableOf } from '../row-update.js';
+import { instancePlacement } from './mutations.js';
+
+/** Most instances one move may name: a selection an editor drags, written by one statement. */
+export const MAX_MOVED_INSTANCES = 500;
+
+const model = 'WhiteboardObjectInstance';
+const action = 'editContent';
+const placement = fieldsOf<typeof model>(instancePlacement);
+const sqlTypes: Record<string, string> = { Float: 'float8', Int: 'int' };
+
+// Parameters: $1 the board, $2 and $3 the organizations whose rows the caller may see and may change
+// (null: all), $4 the user, $5 the time, $6 the instances' ids, $7... one array per placement column
+// (null where an instance keeps its value). The found instances are locked in id order before any is
+// written, so that one deleted meanwhile stops the whole move and two moves never deadlock.
+function statementText(): string {
+  const instance = tableOf(model);
+  const arrays = placement.map(([, spec], i) => `$${i + 7}::${sqlTypes[spec.type as string]}[]`);
+  const assignments = [
+    ...placement.map(([name], i) => `${columnOf(model, name)} = COALESCE(m.c${i}, w.${columnOf(model, name)})`),
+    `${columnOf(model, 'updatedAt')} = $5::timestamp(3)`,
+  ];
+  const announce = eventsInsertSql(
+    {
+      kind: `'MOVED'::text`,
+      type: `'Whiteboard'::text`,
+      rowId: 'id',
+      organizationId: 'organization_id',
+      whiteboardId: 'id',
+      rowIds: 'row_ids',
+    },
+    'moved',
+  );
+  return `WITH board AS (
+  SELECT b.id, b.organization_id, ($3::int[] IS NULL OR b.organization_id = ANY($3::int[])) AS allowed
+  FROM ${tableOf('Whiteboard')} b WHERE b.id = $1 AND ($2::int[] IS NULL OR b.organization_id = ANY($2::int[]))
+), moves AS (
+  SELECT * FROM unnest($6::int[], ${arrays.join(', ')}) WITH ORDINALITY AS m(id, ${placement.map((_, i) => `c${i}`).join(', ')}, n)
+), found AS MATERIALIZED (
+  SELECT i.id FROM ${instance} i
+  JOIN ${tableOf('WhiteboardObject')} o ON o.id = i.${columnOf(model, 'objectId')}
+  JOIN board ON board.allowed AND o.${columnOf('WhiteboardObject', 'whiteboardId')} = board.id
+  WHERE i.id = ANY($6::int[]) ORDER BY i.id FOR UPDATE OF i
+), missing AS (
+  SELECT min(n)::int AS n FROM moves WHERE id NOT IN (SELECT id FROM found)
+), written AS (
+  UPDATE ${instance} AS w SET ${assignments.join(', ')}
+  FROM moves m, board WHERE w.id = m.id AND (SELECT n FROM missing) IS NULL
+  RETURNING m.n, w.id, board.organization_id, row_to_json(w) AS row
+), logged AS (
+  ${actionLogInsertSql('written', `'${model}'::text`)}
+), moved AS (
+  SELECT board.id, board.organization_id, json_agg(written.id ORDER BY written.n) AS row_ids
+  FROM board, written GROUP BY board.id, board.organization_id
+), announced AS (
+  ${announce}
+)
+SELECT board.organization_id, (SELECT n FROM missing), (SELECT json_agg(row ORDER BY n) FROM written)::text FROM board`;
+}
+
+let statement: string | undefined;
+
+interface Move {
+  rowId: number;
+  /** Which field of the item named it, for a refusal. */
+  named: 'id' | 'rowId';
+  data: Record<string, unknown>;
+}
+
+type MoveInput = { id?: string | null; rowId?: number | null; [column: string]: unknown };
+
+/** Each instance once, with values the single-instance update would accept; BAD_USER_INPUT naming the item's field otherwise. */
+function checkedMoves(instances: MoveInput[]): Move[] {
+  if (instances.length === 0 || instances.length > MAX_MOVED_INSTANCES)
+    throw badUserInput(
+      `instances must name between 1 and ${MAX_MOVED_INSTANCES} object instances, not ${instances.length}`,
+      'input.instances',
+    );
+  const seen = new Map<number, number>();
+  return instances.map((instance, i) => {
+    const path = `input.instances[${i}]`;
+    const rowId = targetRowId(instance, model, path);
+    const named = instance.rowId != null ? 'rowId' : 'id';
+    const first = seen.get(rowId);
+    if (first !== undefined)
+      throw badUserInput(
+        `instances[${i}] names object instance ${rowId} again (instances[${first}])`,
+        `${path}.${named}`,
+      );
+    seen.set(rowId, i);
+    return { rowId, named, data: cleanValues(model, placement, instance, path) };
+  });
+}
+
+/**
+ * Moves and resizes the instances on board `whiteboardId` in one statement, its own transaction: the
+ * board under the caller's tenancy and role (as findForChange and authorize read them), the updates,
+ * an action log entry per instance and one live event naming them all. Answers the written rows in
+ * the order given; a refusal changes nothing: NOT_FOUND for a board the caller may not see, FORBIDDEN
+ * for one it may not change, BAD_USER_INPUT at the first instance that is not on the board.
+ */
+async function moveInstances(ctx: Context, whiteboardId: number, moves: Move[]): Promise<Row<typeof model>[]> {
+  const principal = principalOf(ctx);
+  const [row] = await db().queryRows((statement ??= statementText()), [
+    whiteboardId,
+    visibleOrganizations(principal) ?? null,
+    allowedOrganizations(principal, action) ?? null,
+    principal.userId,
+    new Date().toISOString(),
+    moves.map((move) => move.rowId),
+    ...placement.map(([name]) => moves.map((move) => parameter(move.data[name] ?? null))),
+  ]);
+  if (!row) throw notFound('Whiteboard');
+  const [organizationId, missing, written] = row as [number, number | null, string | null];
+  if (written !== null)
+    return (JSON.parse(written) as Record<string, unknown>[]).map((columns) => rowOf(model, columns));
+  authorize(ctx, action, organizationId);
+  // Allowed, every instance on the board, yet nothing written: the board went between the check and the update.
+  if (missing === null) throw notFound('Whiteboard');
+  const refused = moves[missing - 1];
+  throw badUserInput(
+    `instances[${missing - 1}]: object instance ${refused.rowId} is not on whiteboard ${whiteboardId}`,
+    `input.instances[${missing - 1}].${refused.named}`,
+  );
+}
+
+/** The moved rows as the payload's selection asks: the written rows themselves when it asks their columns only. */
+async function movedRows(query: PlannedQuery<typeof model>, rows: Row<typeof model>[]) {
+  if (!query.include && !query.select) return rows;
+  const read = await prisma().whiteboardObjectInstance.findMany({
+    ...query,
+    where: { id: { in: rows.map((row) => row.id) } },
+  });
+  const byId = new Map(read.map((row) => [row.id, row]));
+  return rows.map((row) => {
+    const found = byId.get(row.id);
+    // This request wrote it: one gone since is a failure with its own cause.
+    if (!found) throw new Error(`object instance ${row.id} was deleted after it was moved`);
+    return found;
+  });
+}
+
+const Move = builder.inputType('WhiteboardObjectInstanceMove', {
+  description: "One instance's new place and size; a field left out keeps its value.",
+  fields: (t) => ({
+    ...rowTargetFields(t, 'object instance'),
+    ...Object.fromEntries(placement.map(([name, spec]) => [name, inputField(t, spec, false)])),
+  }),
+});
+
+const Input = builder.inputType('MoveWhiteboardObjectInstancesInput', {
+  fields: (t) => ({
+    whiteboardId: t.int({ required: true, description: 'Row id of the board the instances are on.' }),
+    instances: t.field({
+      type: [Move],
+      required: true,
+      description: `The instances to move, each once: 1 to ${MAX_MOVED_INSTANCES}, all on the board.`,
+    }),
+  }),
+});
+
+const Payload = builder.objectRef<{ rows: Row<typeof model>[] }>('MoveWhiteboardObjectInstancesPayload').implement({
+  fields: (t) => ({
+    whiteboardObjectInstances: t.prismaField({
+      type: [model],
+      description: 'The moved instances, in the order given.',
+      resolve: (query, payload) => movedRows(query, payload.rows),
+    }),
+  }),
+});
+
+builder.mutationField('moveWhiteboardObjectInstances', (t) =>
+  t.field({
+    type: Payload,
+    description:
+      'Moves and resizes object instances of one board together (a dragged selection): all of them or, on any refusal, none; one live event names them all.',
+    args: { input: t.arg({ type: Input, required: true }) },
+    resolve: async (_root, { input }, ctx) => ({
+      rows: await moveInstances(ctx, input.whiteboardId, checkedMoves(input.instances as MoveInput[])),
+    }),
+  }),
+);
