@@ -1,23 +1,30 @@
 import { db, prisma } from '../db/index.js';
 import type { DatabaseEngine } from '../db/engine.js';
-import type { ApiKeyPermission, Role } from '../generated/prisma/enums.js';
+import type { ApiKeyPermission, CredentialKind, Role } from '../generated/prisma/enums.js';
 import { noteCaller } from '../observability/requests.js';
 import { hashesMatch, hashSecret } from './api-keys.js';
 
-/** Who is calling: resolved from the API key once per request. */
+/** Who is calling: resolved from the API key or bearer token once per request. */
 export interface Principal {
   userId: number;
-  keyId: number;
-  /** When the key stops working; null for never. */
+  /** What the caller presented: an API key or an OpenID Connect issuer's bearer token. */
+  credential: CredentialKind;
+  /**
+   * Whose rate-limit bucket and subscriptions a request counts against: `key:<id>` for a key,
+   * `user:<id>` for every token of a user (a renewed token is the same caller).
+   */
+  holder: string;
+  /** When the key or token stops working; null for never. */
   expiresAt: Date | null;
+  /** The key's permission, or the most a token's scopes allow. */
   permission: ApiKeyPermission;
   /** A platform administrator sees every organization. */
   isAdmin: boolean;
   activeOrganizationId: number | null;
   /** The caller's role in each organization it belongs to. */
   roles: ReadonlyMap<number, Role>;
-  /** The first characters of the key's secret (never the secret): logs name the key by it. */
-  keyPrefix: string;
+  /** The first characters of the key's secret (never the secret): logs name the key by it. Tokens have none. */
+  keyPrefix?: string;
   /** The organizations the caller belongs to, for the request log. */
   organizationIds: readonly number[];
 }
@@ -31,7 +38,21 @@ export function forgetKey(secretHash: string): void {
   cache.delete(secretHash);
 }
 
-/** Forgets every key of a user (when the user's memberships or active organization change). */
+/** The principal cached under `id` (a key's hash, a token's), noted as the request's caller. */
+export function cachedPrincipal(id: string): Principal | undefined {
+  const cached = cache.get(id);
+  if (!cached || cached.until <= Date.now()) return undefined;
+  noteCaller(cached.principal);
+  return cached.principal;
+}
+
+/** Caches a principal for `cacheMs`, never past its expiry (so a check at that instant asks again), and notes it as the caller. */
+export function rememberPrincipal(id: string, principal: Principal): void {
+  noteCaller(principal);
+  cache.set(id, { principal, until: Math.min(Date.now() + cacheMs, principal.expiresAt?.getTime() ?? Infinity) });
+}
+
+/** Forgets every key and token of a user (when the user's memberships or active organization change). */
 export function forgetUser(userId: number): void {
   for (const [hash, entry] of cache) if (entry.principal.userId === userId) cache.delete(hash);
 }
@@ -58,7 +79,7 @@ function principalChanged(userId: number | undefined): void {
  * principal_change_notifications), so the cache never outlives a revocation by more than the
  * notification's trip. Nothing is cached before the subscription stands.
  */
-function watchPrincipalChanges(): Promise<void> {
+export function watchPrincipalChanges(): Promise<void> {
   const { engine } = db();
   if (watching?.engine !== engine) {
     cache.clear();
@@ -74,16 +95,29 @@ function watchPrincipalChanges(): Promise<void> {
   return watching.ready;
 }
 
+/** What a principal takes from its user: admin, active organization, roles and organizations. */
+export function userPart(user: {
+  id: number;
+  isAdmin: boolean;
+  activeOrganizationId: number | null;
+  memberships: { organizationId: number; role: Role }[];
+}): Pick<Principal, 'userId' | 'isAdmin' | 'activeOrganizationId' | 'roles' | 'organizationIds'> {
+  return {
+    userId: user.id,
+    isAdmin: user.isAdmin,
+    activeOrganizationId: user.activeOrganizationId,
+    roles: new Map(user.memberships.map((membership) => [membership.organizationId, membership.role])),
+    organizationIds: user.memberships.map((membership) => membership.organizationId),
+  };
+}
+
 /** The principal of a presented secret, or null for a missing, unknown, revoked or expired key or an inactive user. */
 export async function resolvePrincipal(secret: string | null | undefined): Promise<Principal | null> {
   if (!secret) return null;
   await watchPrincipalChanges();
   const hash = hashSecret(secret);
-  const cached = cache.get(hash);
-  if (cached && cached.until > Date.now()) {
-    noteCaller(cached.principal);
-    return cached.principal;
-  }
+  const cached = cachedPrincipal(hash);
+  if (cached) return cached;
 
   const key = await prisma().apiKey.findUnique({
     where: { secretHash: hash },
@@ -101,19 +135,14 @@ export async function resolvePrincipal(secret: string | null | undefined): Promi
     return null;
   }
   const principal: Principal = {
-    userId: key.userId,
-    keyId: key.id,
+    ...userPart(key.user),
+    credential: 'API_KEY',
+    holder: `key:${key.id}`,
     expiresAt: key.expiresAt,
     permission: key.permission,
-    isAdmin: key.user.isAdmin,
-    activeOrganizationId: key.user.activeOrganizationId,
-    roles: new Map(key.user.memberships.map((membership) => [membership.organizationId, membership.role])),
     keyPrefix: key.prefix,
-    organizationIds: key.user.memberships.map((membership) => membership.organizationId),
   };
-  noteCaller(principal);
-  // Never past the expiry, so a check at that instant asks the database.
-  cache.set(hash, { principal, until: Math.min(Date.now() + cacheMs, key.expiresAt?.getTime() ?? Infinity) });
+  rememberPrincipal(hash, principal);
   // Recorded once per cache period, off the request's path.
   void prisma()
     .apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } })

@@ -74,22 +74,23 @@ function referenceSql(model: OrganizationScopedModel, n: number, alias: string, 
 }
 
 // Parameters: $1 row id, $2 and $3 the organizations whose rows the caller may see and may change
-// (null: all), $4 the user, $5 the time, $6 the entity type, $7 the event kind, $8... the columns.
+// (null: all), $4 the user, $5 the time, $6 the entity type, $7 the event kind, $8 the caller's
+// credential kind, $9... the columns.
 function statementText(model: OrganizationScopedModel, columns: string[], references: Reference[]): string {
   const { joins, organization, board } = ownership(model, 't');
   const id = columnOf(model, 'id');
   const checks = references.map(
     (reference, i) =>
-      `${referenceSql(reference.model, columns.indexOf(reference.column) + 8, `r${i}`, organization)} AS ok${i}`,
+      `${referenceSql(reference.model, columns.indexOf(reference.column) + 9, `r${i}`, organization)} AS ok${i}`,
   );
   const updatedAt = datamodel[model].fields.find((field) => field.isUpdatedAt && !columns.includes(field.name));
   const assignments = [
-    ...columns.map((column, i) => `${columnOf(model, column)} = $${i + 8}`),
+    ...columns.map((column, i) => `${columnOf(model, column)} = $${i + 9}`),
     ...(updatedAt ? [`${columnOf(model, updatedAt.name)} = $5::timestamp(3)`] : []),
   ];
   const log = tableOf('UserActionLog');
-  const logColumns = ['userId', 'organizationId', 'method', 'entityType', 'entityId', 'createdAt'].map((field) =>
-    columnOf('UserActionLog', field),
+  const logColumns = ['userId', 'organizationId', 'method', 'entityType', 'entityId', 'createdAt', 'credential'].map(
+    (field) => columnOf('UserActionLog', field),
   );
   const announce = eventsInsertSql(
     {
@@ -111,7 +112,7 @@ function statementText(model: OrganizationScopedModel, columns: string[], refere
   RETURNING target.*, row_to_json(w)::text AS row
 ), logged AS (
   INSERT INTO ${log} (${logColumns.join(', ')})
-  SELECT $4::int, organization_id, 'UPDATE', $6::text, id, $5::timestamp(3) FROM written
+  SELECT $4::int, organization_id, 'UPDATE', $6::text, id, $5::timestamp(3), $8::credential_kind FROM written
 ), announced AS (
   ${announce} RETURNING 1
 )
@@ -172,6 +173,7 @@ export async function updateRow<M extends OrganizationScopedModel>(
     new Date().toISOString(),
     update.entityType,
     update.event ?? 'UPDATED',
+    principal.credential,
     ...values,
   ]);
   if (!row) throw notFound(update.label);
