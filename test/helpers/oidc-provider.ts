@@ -165,12 +165,14 @@ export class TestProvider {
       // As Keycloak does: the access token carries who the person is, so a first sign-in can link by e-mail.
       extraTokenClaims: (_ctx: unknown, token: { accountId?: string }) => {
         const account = token.accountId ? accounts[token.accountId] : undefined;
-        return account && {
-          email: account.email,
-          email_verified: account.emailVerified,
-          given_name: account.givenName,
-          family_name: account.familyName,
-        };
+        return (
+          account && {
+            email: account.email,
+            email_verified: account.emailVerified,
+            given_name: account.givenName,
+            family_name: account.familyName,
+          }
+        );
       },
       findAccount: (_ctx: unknown, sub: string) =>
         accounts[sub] && {
@@ -238,7 +240,7 @@ export class TestProvider {
   }
 
   /** An access token for `subject` through the authorization code flow with PKCE, as a browser would get it. */
-  async signIn(subject: string, scope = 'whiteboard.read'): Promise<string> {
+  async signIn(subject: string, scope = 'whiteboard.read', resource = AUDIENCE): Promise<string> {
     const browser = new Browser();
     const verifier = base64url(randomBytes(32));
     const challenge = base64url(createHash('sha256').update(verifier).digest());
@@ -250,7 +252,7 @@ export class TestProvider {
       scope: `openid email profile ${scope}`,
       code_challenge: challenge,
       code_challenge_method: 'S256',
-      resource: AUDIENCE,
+      resource,
       state: base64url(randomBytes(8)),
     }).toString();
     let response = await browser.fetch(authorize.href);
@@ -277,7 +279,7 @@ export class TestProvider {
           code_verifier: verifier,
           client_id: WEB_CLIENT_ID,
           redirect_uri: TEST_REDIRECT,
-          resource: AUDIENCE,
+          resource,
         }).toString(),
       }),
     );
