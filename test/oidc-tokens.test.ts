@@ -223,9 +223,6 @@ describe("the issuer's keys", () => {
     try {
       // Never seen before, so verified now, with the keys fetched before.
       expect((await answers(token)).graphql[1]).toBe('accepted');
-      // A key published meanwhile cannot be fetched: retry later, not a forgery.
-      const unseen = await signed(await newSigningKey(), await realClaimsWhileAway());
-      expect(await answers(unseen)).toEqual(refusedFor('ISSUER_UNAVAILABLE'));
     } finally {
       provider.setAvailable(true);
     }
@@ -242,8 +239,3 @@ describe("the issuer's keys", () => {
     expect(Date.now() - started).toBeLessThanOrEqual(REFETCH_COOLDOWN_MS + 2_000);
   }, 60_000);
 });
-
-/** Claims of a token the provider would issue, made while it is away. */
-async function realClaimsWhileAway(): Promise<JWTPayload> {
-  return { iss: provider.issuer, sub: 'olivia', aud: AUDIENCE, scope: 'whiteboard.read', exp: now() + 300, iat: now() };
-}
