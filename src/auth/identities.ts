@@ -1,4 +1,5 @@
-import { prisma } from '../db/index.js';
+import { prisma, type Prisma } from '../db/index.js';
+import type { Role } from '../generated/prisma/enums.js';
 import { refusal, type Refusal } from './refusals.js';
 import type { VerifiedToken } from './token-verifier.js';
 
@@ -49,4 +50,31 @@ export async function userOfToken(token: VerifiedToken, createUsers: boolean) {
   if (identity.revokedAt) return refusal('IDENTITY_REVOKED');
   if (!identity.user.isActive) return refusal('USER_INACTIVE');
   return { identityId: identity.id, user: identity.user };
+}
+
+type Db = Pick<Prisma, 'user' | 'userIdentity' | 'userOrganization' | '$transaction'>;
+
+/**
+ * A service user of one organization, with the role it acts in, signed in by a machine client's
+ * client-credentials tokens (their subject, usually the client id): no person, no e-mail of its own
+ * (a name under `.invalid`, which no mail reaches), active in that organization.
+ */
+export async function createServiceUser(
+  db: Db,
+  service: { name: string; organizationId: number; role: Role; issuer: string; subject: string },
+) {
+  const slug = service.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'service';
+  return db.$transaction(async (tx) => {
+    const user = await tx.user.create({
+      data: {
+        email: `${slug}.${service.organizationId}@services.invalid`,
+        firstName: service.name,
+        lastName: '(service)',
+        activeOrganizationId: service.organizationId,
+        memberships: { create: { organizationId: service.organizationId, role: service.role } },
+      },
+    });
+    await tx.userIdentity.create({ data: { userId: user.id, issuer: service.issuer, subject: service.subject } });
+    return user;
+  });
 }
