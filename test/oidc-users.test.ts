@@ -36,15 +36,27 @@ afterAll(async () => {
   await provider?.close();
 });
 
-const asToken = (token: string, query: string, variables?: Record<string, unknown>, url = server.url) =>
-  fetch(`${url}/graphql`, {
+interface Answer {
+  status: number;
+  data?: any;
+  errors?: { message: string; extensions?: Record<string, unknown> }[];
+}
+
+const asToken = async (
+  token: string,
+  query: string,
+  variables?: Record<string, unknown>,
+  url = server.url,
+): Promise<Answer> => {
+  const response = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify({ query, variables }),
-  }).then(async (response) => ({ status: response.status, ...((await response.json()) as Record<string, any>) }));
+  });
+  return { status: response.status, ...((await response.json()) as Omit<Answer, 'status'>) };
+};
 
-const reasonOf = (answer: { errors?: { extensions?: Record<string, unknown> }[] }) =>
-  answer.errors?.[0]?.extensions?.reason ?? answer.errors?.[0]?.extensions?.code;
+const reasonOf = (answer: Answer) => answer.errors?.[0]?.extensions?.reason ?? answer.errors?.[0]?.extensions?.code;
 
 const userOf = (email: string) => server.database.prisma.user.findUniqueOrThrow({ where: { email } });
 const acmeBoard = () =>

@@ -63,7 +63,11 @@ export async function createServiceUser(
   db: Db,
   service: { name: string; organizationId: number; role: Role; issuer: string; subject: string },
 ) {
-  const slug = service.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'service';
+  const slug =
+    service.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'service';
   return db.$transaction(async (tx) => {
     const user = await tx.user.create({
       data: {
