@@ -3,6 +3,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import Provider from 'oidc-provider';
+import { tokenScopes } from '../../src/auth/refusals.js';
+import { users } from '../../src/db/seed/data.js';
+import { demoKeyHolders } from '../../src/db/seed/keys.js';
+import type { ApiKeyPermission } from '../../src/generated/prisma/enums.js';
 
 /** The gateway's audience in every test: the API's identifier at the provider. */
 export const AUDIENCE = 'https://whiteboard-gateway.test/api';
@@ -16,6 +20,19 @@ export interface Account {
   givenName?: string;
   familyName?: string;
 }
+
+/** The demo key holders as people of the provider (subject: the holder's name, as DemoKeys names it), with their verified e-mails. */
+export const demoAccounts = (): Record<string, Account> =>
+  Object.fromEntries(
+    Object.keys(demoKeyHolders).map((holder) => [
+      holder,
+      { email: users[holder as keyof typeof users].email, emailVerified: true },
+    ]),
+  );
+
+/** The gateway scope that allows what a key of `permission` allows. */
+export const scopeOf = (permission: ApiKeyPermission): string =>
+  Object.entries(tokenScopes).find(([, allowed]) => allowed === permission)![0];
 
 /** A machine client of the client-credentials flow. */
 export interface ServiceClient {
