@@ -14,6 +14,12 @@ const accounts = {
   victor: { email: demo.users.viewer.email, emailVerified: true },
   ivan: { email: demo.users.inactive.email, emailVerified: true },
   unverified: { email: demo.users.admin.email, emailVerified: false },
+  // As Entra ID sends it: no email_verified, the domain owner's verification in xms_edov.
+  entra: {
+    email: demo.users.member.email,
+    emailVerified: false,
+    extraClaims: { email_verified: undefined, xms_edov: true },
+  },
   nina: { email: 'nina@newcomer.example', emailVerified: true, givenName: 'Nina', familyName: 'Newcomer' },
 };
 const importer: ServiceClient = {
@@ -81,6 +87,11 @@ describe('the first sign-in', () => {
     const answer = await asToken(await provider.signIn('unverified'), '{ me { email } }');
     expect([answer.status, reasonOf(answer)]).toEqual([401, 'UNLINKED_IDENTITY']);
     expect(await server.database.prisma.userIdentity.count({ where: { subject: 'unverified' } })).toBe(0);
+  });
+
+  it("takes Entra ID's xms_edov as the issuer's word for the e-mail", async () => {
+    const answer = await asToken(await provider.signIn('entra'), '{ me { email } }');
+    expect(answer.data).toEqual({ me: { email: accounts.entra.email } });
   });
 
   it('creates no user unless OIDC_CREATE_USERS allows, and then one without memberships', async () => {

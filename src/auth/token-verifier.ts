@@ -30,7 +30,7 @@ export interface VerifiedToken {
   /** The most the token's scopes allow. */
   permission: ApiKeyPermission;
   expiresAt: Date;
-  /** The e-mail the issuer vouches for (`email` with `email_verified: true`), else undefined. */
+  /** The e-mail the issuer vouches for (`email` with `email_verified: true`, or Entra ID's `xms_edov: true`), else undefined. */
   verifiedEmail: string | undefined;
   givenName: string | undefined;
   familyName: string | undefined;
@@ -126,7 +126,9 @@ export class TokenVerifier {
       subject,
       permission,
       expiresAt: new Date(claims.exp! * 1000),
-      verifiedEmail: email && claims.email_verified === true ? email.toLowerCase() : undefined,
+      // Entra ID sends no email_verified; its optional claim xms_edov says the e-mail's domain owner verified it.
+      verifiedEmail:
+        email && (claims.email_verified === true || claims.xms_edov === true) ? email.toLowerCase() : undefined,
       givenName: text(claims.given_name) ?? text(claims.name),
       familyName: text(claims.family_name),
     };

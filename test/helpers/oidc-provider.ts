@@ -19,6 +19,8 @@ export interface Account {
   emailVerified: boolean;
   givenName?: string;
   familyName?: string;
+  /** Claims of this person's access tokens beyond the standard ones (an issuer's own). */
+  extraClaims?: Record<string, unknown>;
 }
 
 /** The demo key holders as people of the provider (subject: the holder's name, as DemoKeys names it), with their verified e-mails. */
@@ -164,7 +166,12 @@ export class TestProvider {
       features: {
         devInteractions: { enabled: false },
         clientCredentials: { enabled: true },
-        rpInitiatedLogout: { enabled: true },
+        rpInitiatedLogout: {
+          enabled: true,
+          logoutSource: (ctx: { body: unknown }, form: string) => {
+            ctx.body = `<!doctype html><title>Sign out</title>${form}<button type="submit" form="op.logoutForm" name="logout" value="yes">Yes, sign me out</button>`;
+          },
+        },
         resourceIndicators: {
           enabled: true,
           defaultResource: () => AUDIENCE,
@@ -188,6 +195,7 @@ export class TestProvider {
             email_verified: account.emailVerified,
             given_name: account.givenName,
             family_name: account.familyName,
+            ...account.extraClaims,
           }
         );
       },
@@ -208,6 +216,7 @@ export class TestProvider {
         AccessToken: accessTokenTtl,
         ClientCredentials: accessTokenTtl,
         IdToken: accessTokenTtl,
+        RefreshToken: 3600,
         Interaction: 600,
         Session: 3600,
         Grant: 3600,
