@@ -1,9 +1,11 @@
 import { createPublicKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt, importJWK, SignJWT, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFETCH_COOLDOWN_MS } from '../src/auth/issuer-keys.js';
+import { refusalReasons } from '../src/auth/refusals.js';
 import { demo } from '../src/db/seed/index.js';
 import { AUDIENCE, newSigningKey, TestProvider, type SigningKey } from './helpers/oidc-provider.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -238,4 +240,12 @@ describe("the issuer's keys", () => {
     }
     expect(Date.now() - started).toBeLessThanOrEqual(REFETCH_COOLDOWN_MS + 2_000);
   }, 60_000);
+});
+
+describe('the README', () => {
+  it('lists every reason code of a refusal', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const table = readme.slice(readme.indexOf('<!-- refusal reasons'), readme.indexOf('<!-- /refusal reasons -->'));
+    for (const reason of Object.keys(refusalReasons)) expect(table, reason).toContain(`| \`${reason}\` |`);
+  });
 });
