@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceUser } from '../src/auth/identities.js';
+import { cachedPrincipals, rememberPrincipal, type Principal } from '../src/auth/principal.js';
 import { demo } from '../src/db/seed/index.js';
 import { until, subscribeSse, subscribeWs } from './helpers/live.js';
 import { AUDIENCE, TestProvider, type ServiceClient } from './helpers/oidc-provider.js';
@@ -20,6 +21,8 @@ const accounts = {
     emailVerified: false,
     extraClaims: { email_verified: undefined, xms_edov: true },
   },
+  // Prisma's insensitive equality is an ILIKE, where `_` matches any character.
+  lookalike: { email: demo.users.owner.email.replace('o', '_'), emailVerified: true },
   nina: { email: 'nina@newcomer.example', emailVerified: true, givenName: 'Nina', familyName: 'Newcomer' },
 };
 const importer: ServiceClient = {
@@ -87,6 +90,11 @@ describe('the first sign-in', () => {
     const answer = await asToken(await provider.signIn('unverified'), '{ me { email } }');
     expect([answer.status, reasonOf(answer)]).toEqual([401, 'UNLINKED_IDENTITY']);
     expect(await server.database.prisma.userIdentity.count({ where: { subject: 'unverified' } })).toBe(0);
+  });
+
+  it("links no other user's e-mail that a pattern would match", async () => {
+    const answer = await asToken(await provider.signIn('lookalike'), '{ me { email } }');
+    expect([answer.status, reasonOf(answer)]).toEqual([401, 'UNKNOWN_USER']);
   });
 
   it("takes Entra ID's xms_edov as the issuer's word for the e-mail", async () => {
@@ -288,5 +296,24 @@ describe('rate limits', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('the principal cache', () => {
+  it('drops the entries of tokens that expired: a renewed token is a new entry, the old one is never asked again', () => {
+    const expired: Principal = {
+      userId: 1,
+      credential: 'BEARER_TOKEN',
+      holder: 'user:1',
+      expiresAt: new Date(Date.now() - 1_000),
+      permission: 'READ_ONLY',
+      isAdmin: false,
+      activeOrganizationId: null,
+      roles: new Map(),
+      organizationIds: [],
+    };
+    const before = cachedPrincipals();
+    for (let n = 0; n < 1_000; n++) rememberPrincipal(`expired token ${n}`, expired);
+    expect(cachedPrincipals() - before).toBeLessThan(300);
   });
 });

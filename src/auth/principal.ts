@@ -46,11 +46,20 @@ export function cachedPrincipal(id: string): Principal | undefined {
   return cached.principal;
 }
 
+/** Writes between two sweeps of the cache: a renewed token is a new entry, and the old one is never asked for again. */
+const SWEEP_EVERY = 256;
+let writes = 0;
+
 /** Caches a principal for `cacheMs`, never past its expiry (so a check at that instant asks again), and notes it as the caller. */
 export function rememberPrincipal(id: string, principal: Principal): void {
   noteCaller(principal);
-  cache.set(id, { principal, until: Math.min(Date.now() + cacheMs, principal.expiresAt?.getTime() ?? Infinity) });
+  const now = Date.now();
+  if (++writes % SWEEP_EVERY === 0) for (const [cached, entry] of cache) if (entry.until <= now) cache.delete(cached);
+  cache.set(id, { principal, until: Math.min(now + cacheMs, principal.expiresAt?.getTime() ?? Infinity) });
 }
+
+/** Principals in the cache now, stale ones included until the next sweep; for tests. */
+export const cachedPrincipals = () => cache.size;
 
 /** Forgets every key and token of a user (when the user's memberships or active organization change). */
 export function forgetUser(userId: number): void {
