@@ -91,7 +91,9 @@ export class IssuerKeys {
           if (!this.away)
             logger.warn(
               { issuer: this.issuer, reason: error instanceof Error ? error.message : String(error) },
-              'the OpenID Connect issuer cannot be reached; keys fetched before stay in use',
+              this.keys
+                ? 'the OpenID Connect issuer cannot be reached; the keys fetched before stay in use'
+                : 'the OpenID Connect issuer cannot be reached; its tokens are refused until it answers',
             );
           this.away = true;
           throw error;
