@@ -10,6 +10,16 @@ const LOG_LEVELS: readonly (Level | 'silent')[] = ['fatal', 'error', 'warn', 'in
 
 export type PreparedStatements = 'auto' | 'named' | 'unnamed';
 
+/** How long the gateway waits on PostgreSQL; a request waits at most the connection's bound plus the statement's. */
+export interface DatabaseBounds {
+  /** For a pooled connection, or a new one to open. @default 5000 */
+  connectTimeoutMs: number;
+  /** For one statement: PostgreSQL's statement_timeout, and the gateway's own bound on an answer. @default 30000 */
+  statementTimeoutMs: number;
+  /** For a lock another session holds: PostgreSQL's lock_timeout. @default 5000 */
+  lockTimeoutMs: number;
+}
+
 /** Settings read from the environment; the README's configuration table lists them. */
 export interface Config {
   /** HTTP port; 0 takes any free one. @default 4000 */
@@ -28,6 +38,8 @@ export interface Config {
   preparedStatements: PreparedStatements;
   /** Connections in the PostgreSQL pool (and in each replica's). @default 10 */
   poolSize: number;
+  /** How long a request waits for a connection, a statement and a lock. */
+  databaseBounds: DatabaseBounds;
   /** Serve GraphiQL at GET /graphql. @default true */
   graphiql: boolean;
   /** Answer introspection queries. @default true */
@@ -195,8 +207,9 @@ function postgresUrl(name: string, value: string): string {
 
 /** Where the gateway meets PostgreSQL beyond DATABASE_URL: a pooler's direct URL and the replicas. */
 function servers(env: NodeJS.ProcessEnv) {
+  // A URL may itself hold commas (libpq's multi-host form): only a comma before a scheme separates two.
   const replicaUrls = (env.DATABASE_REPLICA_URLS ?? '')
-    .split(',')
+    .split(/,(?=\s*postgres(?:ql)?:\/\/)/)
     .map((url) => url.trim())
     .filter(Boolean)
     .map((url) => postgresUrl('DATABASE_REPLICA_URLS', url));
@@ -218,6 +231,20 @@ function servers(env: NodeJS.ProcessEnv) {
       'auto',
     ),
   };
+}
+
+// Below these a healthy server under load would be refused as often as a failing one.
+function databaseBounds(env: NodeJS.ProcessEnv): DatabaseBounds {
+  const bounds = {
+    connectTimeoutMs: integer('DATABASE_CONNECT_TIMEOUT_MS', env.DATABASE_CONNECT_TIMEOUT_MS, 5_000, 100),
+    statementTimeoutMs: integer('DATABASE_STATEMENT_TIMEOUT_MS', env.DATABASE_STATEMENT_TIMEOUT_MS, 30_000, 100),
+    lockTimeoutMs: integer('DATABASE_LOCK_TIMEOUT_MS', env.DATABASE_LOCK_TIMEOUT_MS, 5_000, 10),
+  };
+  if (bounds.lockTimeoutMs > bounds.statementTimeoutMs)
+    throw new Error(
+      `DATABASE_LOCK_TIMEOUT_MS (${bounds.lockTimeoutMs}) must not exceed DATABASE_STATEMENT_TIMEOUT_MS (${bounds.statementTimeoutMs})`,
+    );
+  return bounds;
 }
 
 function fileStoreKind(env: NodeJS.ProcessEnv): Config['fileStore'] {
@@ -263,6 +290,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...servers(env),
     dataDir,
     poolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10),
+    databaseBounds: databaseBounds(env),
     graphiql: flag(env.GRAPHIQL, true),
     introspection: flag(env.INTROSPECTION, true),
     seedDemo: flag(env.SEED_DEMO, true),

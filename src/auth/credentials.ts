@@ -3,11 +3,11 @@ import { prisma } from '../db/index.js';
 import { countRefusal } from '../observability/metrics.js';
 import { userOfToken } from './identities.js';
 import {
+  cacheable,
   cachedPrincipal,
   rememberPrincipal,
   resolvePrincipal,
   userPart,
-  watchPrincipalChanges,
   type Principal,
 } from './principal.js';
 import { isRefusal, MAX_TOKEN_BYTES, refusal, type Refusal } from './refusals.js';
@@ -41,9 +41,9 @@ export function credentialOf(
 
 /** The principal of a verified token, cached as a key's is; the identity's use is recorded once per cache period. */
 async function tokenPrincipal(token: string, verifier: TokenVerifier): Promise<Principal | Refusal> {
-  await watchPrincipalChanges();
+  const caching = await cacheable();
   const id = `bearer:${verifier.id}:${createHash('sha256').update(token).digest('base64url')}`;
-  const cached = cachedPrincipal(id);
+  const cached = cachedPrincipal(id, caching);
   if (cached) return cached;
   const verified = await verifier.verify(token);
   if (isRefusal(verified)) return verified;
@@ -56,10 +56,11 @@ async function tokenPrincipal(token: string, verifier: TokenVerifier): Promise<P
     expiresAt: verified.expiresAt,
     permission: verified.permission,
   };
-  rememberPrincipal(id, principal);
-  void prisma()
-    .userIdentity.update({ where: { id: signedIn.identityId }, data: { lastUsedAt: new Date() } })
-    .catch(() => {});
+  rememberPrincipal(id, principal, caching);
+  if (caching)
+    void prisma()
+      .userIdentity.update({ where: { id: signedIn.identityId }, data: { lastUsedAt: new Date() } })
+      .catch(() => {});
   return principal;
 }
 

@@ -1,7 +1,8 @@
 import { db, prisma } from '../db/index.js';
 import type { DatabaseEngine } from '../db/engine.js';
+import type { Listening } from '../db/listen.js';
 import type { ApiKeyPermission, CredentialKind, Role } from '../generated/prisma/enums.js';
-import { noteCaller } from '../observability/requests.js';
+import { noteCaller, outsideRequests } from '../observability/requests.js';
 import { hashesMatch, hashSecret } from './api-keys.js';
 
 /** Who is calling: resolved from the API key or bearer token once per request. */
@@ -38,9 +39,9 @@ export function forgetKey(secretHash: string): void {
   cache.delete(secretHash);
 }
 
-/** The principal cached under `id` (a key's hash, a token's), noted as the request's caller. */
-export function cachedPrincipal(id: string): Principal | undefined {
-  const cached = cache.get(id);
+/** The principal cached under `id` (a key's hash, a token's), noted as the request's caller; none while `caching` is off. */
+export function cachedPrincipal(id: string, caching: boolean): Principal | undefined {
+  const cached = caching ? cache.get(id) : undefined;
   if (!cached || cached.until <= Date.now()) return undefined;
   noteCaller(cached.principal);
   return cached.principal;
@@ -50,9 +51,13 @@ export function cachedPrincipal(id: string): Principal | undefined {
 const SWEEP_EVERY = 256;
 let writes = 0;
 
-/** Caches a principal for `cacheMs`, never past its expiry (so a check at that instant asks again), and notes it as the caller. */
-export function rememberPrincipal(id: string, principal: Principal): void {
+/**
+ * Notes a principal as the request's caller and, while `caching`, caches it for `cacheMs`, never past
+ * its expiry (so a check at that instant asks again).
+ */
+export function rememberPrincipal(id: string, principal: Principal, caching: boolean): void {
   noteCaller(principal);
+  if (!caching) return;
   const now = Date.now();
   if (++writes % SWEEP_EVERY === 0) for (const [cached, entry] of cache) if (entry.until <= now) cache.delete(cached);
   cache.set(id, { principal, until: Math.min(now + cacheMs, principal.expiresAt?.getTime() ?? Infinity) });
@@ -66,7 +71,16 @@ export function forgetUser(userId: number): void {
   for (const [hash, entry] of cache) if (entry.principal.userId === userId) cache.delete(hash);
 }
 
-let watching: { engine: DatabaseEngine; ready: Promise<void> } | undefined;
+/** The subscription to the database's principal changes: `first` settles once its first attempt has. */
+interface Subscription {
+  engine: DatabaseEngine;
+  listening: Listening | undefined;
+  first: Promise<void>;
+}
+
+let watching: Subscription | undefined;
+
+const RESUBSCRIBE_MS = 1_000;
 
 const changeListeners = new Set<(userId: number | undefined) => void>();
 
@@ -82,26 +96,34 @@ function principalChanged(userId: number | undefined): void {
   for (const listener of changeListeners) listener(userId);
 }
 
+function subscribe(subscription: Subscription): Promise<void> {
+  return subscription.engine
+    .listen('principal_changed', (userId) => principalChanged(userId === undefined ? undefined : Number(userId)))
+    .then(
+      (listening) => void (subscription.listening = listening),
+      // The database is away: keys are looked up at every request, uncached, until the subscription stands.
+      () => void setTimeout(() => watching === subscription && subscribe(subscription), RESUBSCRIBE_MS).unref(),
+    );
+}
+
 /**
- * Subscribes, once per database, to the notifications its triggers send when a key, a user or a
- * membership changes anywhere (another process, the CLI, plain SQL; see the migration
- * principal_change_notifications), so the cache never outlives a revocation by more than the
- * notification's trip. Nothing is cached before the subscription stands.
+ * Whether resolved keys and tokens may be cached: only while the subscription stands, once per database, to the
+ * notifications its triggers send when a key, a user, an identity or a membership changes anywhere (another
+ * process, the CLI, plain SQL; see the migration principal_change_notifications), so the cache never
+ * outlives a revocation by more than the notification's trip. A lost subscription forgets every key.
+ * The first request waits for the first attempt (bounded by the connection's timeout), no later one.
  */
-export function watchPrincipalChanges(): Promise<void> {
+export async function cacheable(): Promise<boolean> {
   const { engine } = db();
   if (watching?.engine !== engine) {
     cache.clear();
-    const ready = engine.listen('principal_changed', (userId) =>
-      principalChanged(userId === undefined ? undefined : Number(userId)),
-    );
-    watching = { engine, ready };
-    // A subscription that failed (the database was unreachable) is tried again by the next request, not kept as a failure.
-    ready.catch(() => {
-      if (watching?.ready === ready) watching = undefined;
-    });
+    const subscription: Subscription = { engine, listening: undefined, first: Promise.resolve() };
+    // Its connection outlives the request that opened it.
+    subscription.first = outsideRequests(() => subscribe(subscription));
+    watching = subscription;
   }
-  return watching.ready;
+  await watching.first;
+  return watching.listening?.standing === true;
 }
 
 /** What a principal takes from its user: admin, active organization, roles and organizations. */
@@ -123,9 +145,9 @@ export function userPart(user: {
 /** The principal of a presented secret, or null for a missing, unknown, revoked or expired key or an inactive user. */
 export async function resolvePrincipal(secret: string | null | undefined): Promise<Principal | null> {
   if (!secret) return null;
-  await watchPrincipalChanges();
+  const caching = await cacheable();
   const hash = hashSecret(secret);
-  const cached = cachedPrincipal(hash);
+  const cached = cachedPrincipal(hash, caching);
   if (cached) return cached;
 
   const key = await prisma().apiKey.findUnique({
@@ -151,10 +173,11 @@ export async function resolvePrincipal(secret: string | null | undefined): Promi
     permission: key.permission,
     keyPrefix: key.prefix,
   };
-  rememberPrincipal(hash, principal);
+  rememberPrincipal(hash, principal, caching);
   // Recorded once per cache period, off the request's path.
-  void prisma()
-    .apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } })
-    .catch(() => {});
+  if (caching)
+    void prisma()
+      .apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } })
+      .catch(() => {});
   return principal;
 }

@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import pg from 'pg';
+import { parseConnectionString } from './connection-string.js';
 import { DatabaseStartError } from './start-error.js';
 
 const MISSING_DATABASE = '3D000';
@@ -18,33 +19,39 @@ export async function creatingMissingDatabase<T>(url: string, connect: () => Pro
 }
 
 /**
- * Creates the database `url` names, connected to the server's `postgres` database as the same role.
- * A role that may not create databases gets the `createdb` command that does.
+ * Creates the database `url` names, connected to the server's `postgres` database as the same role
+ * (on the first server of a multi-host URL that takes the statement: a standby refuses it). A role
+ * that may not create databases gets the `createdb` command that does.
  */
 async function createDatabase(url: string): Promise<void> {
-  const target = new URL(url);
-  const name = decodeURIComponent(target.pathname.slice(1));
-  const role = decodeURIComponent(target.username) || process.env.PGUSER || userInfo().username;
-  const maintenance = new URL(url);
-  maintenance.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: maintenance.toString() });
-  try {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
-    console.log(`created database "${name}" on ${target.hostname}:${target.port || 5432}`);
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    // Another process starting at the same time created it first.
-    if (code === DUPLICATE_DATABASE) return;
-    const server = `-h ${target.hostname} -p ${target.port || 5432}`;
-    const why =
-      code === INSUFFICIENT_PRIVILEGE
-        ? `role "${role}" may not create databases`
-        : (error as Error).message.split('\n')[0];
-    throw new DatabaseStartError(
-      `database "${name}" does not exist and could not be created (${why}); create it with: createdb ${server} -O ${role} ${name}`,
-    );
-  } finally {
-    await admin.end().catch(() => {});
+  const connection = parseConnectionString(url);
+  const name = connection.database;
+  const role = connection.user ?? process.env.PGUSER ?? userInfo().username;
+  let failure: unknown;
+  for (const server of connection.servers) {
+    const maintenance = new URL(connection.urlOf(server));
+    maintenance.pathname = '/postgres';
+    const admin = new pg.Client({ connectionString: maintenance.toString(), connectionTimeoutMillis: 10_000 });
+    try {
+      await admin.connect();
+      await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+      console.log(`created database "${name}" on ${server.host}:${server.port}`);
+      return;
+    } catch (error) {
+      // Another process starting at the same time created it first.
+      if ((error as { code?: string }).code === DUPLICATE_DATABASE) return;
+      failure = error;
+    } finally {
+      await admin.end().catch(() => {});
+    }
   }
+  const code = (failure as { code?: string }).code;
+  const [server] = connection.servers;
+  const why =
+    code === INSUFFICIENT_PRIVILEGE
+      ? `role "${role}" may not create databases`
+      : (failure as Error).message.split('\n')[0];
+  throw new DatabaseStartError(
+    `database "${name}" does not exist and could not be created (${why}); create it with: createdb -h ${server.host} -p ${server.port} -O ${role} ${name}`,
+  );
 }

@@ -1,6 +1,6 @@
 import { PrismaClient } from '../generated/prisma/client.js';
 import { batchPerRequest } from './batching.js';
-import type { DatabaseEngine } from './engine.js';
+import { TOOL_BOUNDS, type DatabaseEngine } from './engine.js';
 import { applyMigrations, hasPendingMigrations } from './migrate.js';
 import { countStatement } from '../observability/requests.js';
 import { traceStatement, tracing } from '../observability/tracing.js';
@@ -45,7 +45,8 @@ function openReplicas(settings: DatabaseSettings, engine: DatabaseEngine): Repli
     settings.replicaUrls,
     settings.poolSize ?? 10,
     settings.replicaMaxLagMs ?? 1000,
-    engine.queryRows,
+    settings.databaseBounds ?? TOOL_BOUNDS,
+    (sql) => engine.poll(sql),
     engine.statementNames,
   );
   set.start();
@@ -58,9 +59,12 @@ export async function openDatabase(settings: DatabaseSettings, user: DatabaseUse
   if (await hasPendingMigrations(engine)) await applyMigrations(engine.adapter);
   // Only a server answers query operations; the command-line tools write.
   const set = user === 'server' ? openReplicas(settings, engine) : undefined;
+  const bounds = settings.databaseBounds;
   const client: Prisma = new PrismaClient({
     adapter: set ? routedAdapter(engine.queryAdapter, set) : engine.queryAdapter,
     log: [{ emit: 'event', level: 'query' }],
+    // A transaction waits for its connection as a statement does, and lasts at most a statement's time.
+    ...(bounds && { transactionOptions: { maxWait: bounds.connectTimeoutMs, timeout: bounds.statementTimeoutMs } }),
   });
   batchPerRequest(client);
   // Each statement also counts for the HTTP request it runs for (its log line and metrics).

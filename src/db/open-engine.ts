@@ -24,6 +24,7 @@ export type DatabaseSettings = Partial<
     | 'replicaUrls'
     | 'replicaMaxLagMs'
     | 'rowLevelSecurity'
+    | 'databaseBounds'
   >
 >;
 
@@ -36,6 +37,7 @@ export async function openEngine(settings: DatabaseSettings, user: DatabaseUser)
       directUrl: settings.databaseDirectUrl,
       poolSize: settings.poolSize ?? 10,
       preparedStatements: settings.preparedStatements,
+      bounds: settings.databaseBounds,
     });
     // Before any migration: a start that is refused changes nothing.
     const bypass = settings.rowLevelSecurity ? await rowSecurityBypass(engine) : undefined;

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { fenceOf, recordWrite } from './read-fence.js';
+import { withinAnswerTime } from './polls.js';
 import type { Replica, ReplicaSet } from './replicas.js';
 import { isDatabaseUnavailable } from './unavailable.js';
 
@@ -20,6 +21,7 @@ export interface ReplicaReads {
   /**
    * Runs a query operation's `work` with its statements (Prisma's reads, read plans) on the next
    * usable replica that has replayed the caller's last write; on the primary when there is none.
+   * While the primary is away, on a replica that holds all it received (ReplicaSet's outage rule).
    */
   read<T>(userId: number | undefined, work: () => T | Promise<T>): Promise<T>;
   /** Records that the user has written, once the mutation has committed. */
@@ -36,7 +38,17 @@ export function replicaReads(
     async read(userId, work) {
       // No replica could answer: no need to ask the primary how far the caller's writes reach.
       if (!set.anyUsable()) return work();
-      const replica = set.pick(await fenceOf(primary, userId));
+      let fence = 0n;
+      if (!set.primaryAway) {
+        try {
+          fence = await withinAnswerTime(fenceOf(primary, userId));
+        } catch (error) {
+          // A primary that does not answer in a poll's time is away for this read: the outage rule serves it.
+          if (!isDatabaseUnavailable(error)) throw error;
+          set.primaryFailed(error);
+        }
+      }
+      const replica = set.pick(fence);
       return replica ? reads.run({ replica }, async () => work()) : work();
     },
     wrote: (userId) => recordWrite(primary, userId),
@@ -61,9 +73,10 @@ function replicaCannotAnswer(error: unknown): boolean {
 }
 
 /**
- * Sends a statement to the replica of the current read, else to the primary. A replica that fails as
- * a server that is away fails (or cannot answer what it was sent) is left out, and the statement and
- * the rest of the read go to the primary: the client sees no error.
+ * Sends a statement to the replica of the current read, else to the primary; while the primary is
+ * away, a statement outside a read (a key's lookup, a subscription's read) goes to a replica too. A
+ * replica that fails as a server that is away fails is left out; that or a statement it cannot answer
+ * (a write) goes on to the primary, with the rest of the read: the client sees no error.
  */
 export async function routed<T>(
   replicas: ReplicaSet,
@@ -71,14 +84,14 @@ export async function routed<T>(
   onPrimary: () => Promise<T>,
 ): Promise<T> {
   const read = reads.getStore();
-  const replica = read?.replica;
-  if (!read || !replica) return onPrimary();
+  const replica = read ? read.replica : replicas.primaryAway ? replicas.pick(0n) : undefined;
+  if (!replica) return onPrimary();
   try {
     return await onReplica(replica);
   } catch (error) {
     if (!replicaCannotAnswer(error)) throw error;
-    read.replica = undefined;
-    replicas.failed(replica, error);
+    if (read) read.replica = undefined;
+    if (isDatabaseUnavailable(error)) replicas.failed(replica, error);
     return onPrimary();
   }
 }

@@ -15,9 +15,9 @@ const scopes = new AsyncLocalStorage<ReadScope>();
 /** The scope the current statement runs under, if any (an object of its own per read). */
 export const currentScope = (): ReadScope | undefined => scopes.getStore();
 
-/** Runs `work` so that its statements on the pool see only the rows `scope` allows. */
-export function inReadScope<T>(scope: ReadScope, work: () => T): T {
-  return scopes.run(scope, work);
+/** Runs `work` so that its statements on the pool see only the rows `scope` allows (undefined: every row). */
+export function inReadScope<T>(scope: ReadScope | undefined, work: () => T): T {
+  return scopes.run(scope as ReadScope, work);
 }
 
 const unrestricted = '|';
@@ -49,26 +49,6 @@ export class ScopedClient extends pg.Client {
     if (typeof text === 'string' && /^\s*ROLLBACK/i.test(text)) this.applied = undefined;
     // biome-ignore lint/suspicious/noExplicitAny: see above
     return (super.query as (...passed: any[]) => any)(...args);
-  }
-}
-
-/**
- * A pool of scoped connections. pg-pool hands a freed connection to a waiting statement in the
- * context of whatever freed it, so each waiter's callback runs under its own caller's scope again:
- * otherwise a statement queued under load would run under another read's scope, or under none.
- * (Only the scope: binding the whole async context per statement cost a small read 15% of its CPU.)
- */
-export class ScopedPool extends pg.Pool {
-  constructor(config: Omit<pg.PoolConfig, 'Client'>) {
-    super({ ...config, Client: ScopedClient });
-  }
-
-  // biome-ignore lint/suspicious/noExplicitAny: pg-pool's connect takes a callback or none (then it returns a promise)
-  override connect(...args: any[]): any {
-    const [callback] = args;
-    if (typeof callback !== 'function') return super.connect();
-    const scope = scopes.getStore();
-    return super.connect((...handed: unknown[]) => scopes.run(scope as ReadScope, () => callback(...handed)));
   }
 }
 

@@ -1,5 +1,11 @@
-// How a database that cannot be reached shows itself, whichever layer reports it. Such a failure is
-// the service's state, not the request's fault nor a bug: answered 503 with Retry-After.
+// How a database that cannot be reached, or a statement past its time, shows itself, whichever layer
+// reports it. Such a failure is the service's state, not the request's fault nor a bug: answered 503
+// with Retry-After (unreachable), or with a timeout's code of its own.
+
+/** The gateway's own finding that no server can take the work now (no answer in time, no server of the kind asked for). */
+export class DatabaseUnavailableError extends Error {
+  override name = 'DatabaseUnavailableError';
+}
 
 /** Node's socket errors for a server that is down, unreachable or went away. */
 const socketCodes = new Set([
@@ -22,8 +28,13 @@ const prismaCodes = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
 /** What Prisma's driver adapters report (`DriverAdapterError.cause.kind`) for the same. */
 const adapterKinds = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 
-/** pg ends a connection lost mid-query without a code; PGlite refuses queries once closed. */
-const messages = /^(Connection terminated|Client has encountered a connection error|PGlite is closed)/;
+/**
+ * pg ends a connection lost mid-query without a code, and says so of a connection or a pooled one
+ * that did not come in time; Prisma, of a transaction that found no connection in time (P2028, whose
+ * other messages are a transaction past its own timeout); PGlite refuses queries once closed.
+ */
+const messages =
+  /^(Connection terminated|Client has encountered a connection error|PGlite is closed|timeout expired|timeout exceeded when trying to connect|Transaction API error: Unable to start a transaction in the given time)/;
 
 interface ErrorLike {
   code?: unknown;
@@ -36,6 +47,7 @@ interface ErrorLike {
 }
 
 function signalsUnavailable(error: ErrorLike): boolean {
+  if (error instanceof DatabaseUnavailableError) return true;
   const { code, kind, message } = error;
   if (
     typeof code === 'string' &&
@@ -56,16 +68,42 @@ function wrapped(error: ErrorLike): unknown[] {
   ];
 }
 
-/** Whether the error, or anything it wraps, says the database cannot be reached now (refused, lost or shutting-down connections). */
-export function isDatabaseUnavailable(error: unknown): boolean {
+/** Whether `signals` holds for the error or anything it wraps. */
+function findIn(error: unknown, signals: (error: ErrorLike) => boolean): boolean {
   const seen = new Set<unknown>();
   const pending = [error];
   while (pending.length) {
     const next = pending.pop();
     if (typeof next !== 'object' || next === null || seen.has(next)) continue;
     seen.add(next);
-    if (signalsUnavailable(next as ErrorLike)) return true;
+    if (signals(next as ErrorLike)) return true;
     pending.push(...wrapped(next as ErrorLike));
   }
   return false;
+}
+
+/** Whether the error, or anything it wraps, says the database cannot be reached now (refused, lost or shutting-down connections). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return findIn(error, signalsUnavailable);
+}
+
+/** Which bound a statement ran past: its own time, or the wait for a lock another session holds. */
+export type DatabaseTimeout = 'statement' | 'lock';
+
+/**
+ * PostgreSQL's query_canceled (57014: statement_timeout, or the gateway's cancel past that time) and
+ * lock_not_available (55P03: lock_timeout); Prisma's P2028 for an interactive transaction past its timeout.
+ */
+const timeoutCodes: Record<string, DatabaseTimeout> = { '57014': 'statement', '55P03': 'lock' };
+const transactionExpired = /^Transaction API error: Transaction already closed/;
+
+/** The bound a statement ran past, when the error (or anything it wraps) is such a timeout. */
+export function databaseTimeout(error: unknown): DatabaseTimeout | undefined {
+  let found: DatabaseTimeout | undefined;
+  findIn(error, ({ code, message }) => {
+    found = typeof code === 'string' ? timeoutCodes[code] : undefined;
+    if (!found && typeof message === 'string' && transactionExpired.test(message)) found = 'statement';
+    return found !== undefined;
+  });
+  return found;
 }

@@ -6,7 +6,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { TokenVerifier } from '../auth/token-verifier.js';
 import type { Config, CorsOrigins } from '../config.js';
 import { db, prisma } from '../db/index.js';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { databaseTimeout, isDatabaseUnavailable } from '../db/unavailable.js';
 import type { Context } from '../schema/context.js';
 import { contextFactory } from './context.js';
 import { useRequirePrincipal } from './use-require-principal.js';
@@ -23,7 +23,7 @@ import { DirectoryFileStore } from '../files/directory-store.js';
 import { filesPath } from '../schema/files.js';
 import { OPENAPI_PATH, restApi } from '../rest/index.js';
 import { corsRules, withCors } from './cors.js';
-import { unavailable } from '../rest/errors.js';
+import { timedOutAnswer, unavailable } from '../rest/errors.js';
 import { usePlans } from '../read-plans/plugin.js';
 import { useLiveWake } from './live-wake.js';
 import { useReadReplicas } from './read-replicas.js';
@@ -32,9 +32,9 @@ import { createRateLimits } from './rate-limit/index.js';
 import { useRateLimits } from './rate-limit/plugin.js';
 import { loadTrustedDocuments, useTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
 import { metricsOn, noteRoute, observabilityPlugins, observedListener } from '../observability/index.js';
-import { logError, logger, yogaLogger } from '../observability/logger.js';
+import { logError, yogaLogger } from '../observability/logger.js';
+import { reportUnavailable, watchOutages } from '../observability/outage.js';
 import { measure as collectMetrics, scrape } from '../observability/metrics.js';
-import { currentRequest } from '../observability/requests.js';
 
 const READY_TIMEOUT_MS = 2_000;
 
@@ -98,6 +98,8 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
       replicas: () => db().replicas?.set.status(),
       subscriptions: () => live.size,
     });
+  // An outage ends when the primary answers a statement on a connection of its own.
+  watchOutages(() => db().engine.poll('SELECT 1'));
   const measure = operationMeasure(config);
   const rateLimits = config.rateLimit && createRateLimits(config.rateLimit, measure);
   const trustedDocuments = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : undefined;
@@ -115,7 +117,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     // Yoga's own CORS echoes any origin with credentials; withCors applies CORS_ORIGINS to both doors instead.
     cors: false,
     renderGraphiQL,
-    logging: yogaLogger(),
+    logging: yogaLogger(reportUnavailable),
     // Read plans come last but for the replicas' read around them: an operation they answer has passed every limit and argument check first.
     plugins: [
       ...observabilityPlugins({ metrics }),
@@ -160,12 +162,14 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
   app.notFound((c) => c.json({ detail: 'Not Found' }, 404));
   app.onError((error, c) => {
     if (isDatabaseUnavailable(error)) {
-      logger.warn(
-        { requestId: currentRequest()?.id, reason: error.message.split('\n').pop() },
-        'the database cannot be reached',
-      );
+      reportUnavailable(error);
       const answer = unavailable();
       return c.json(answer.body, 503, answer.headers);
+    }
+    const timeout = databaseTimeout(error);
+    if (timeout) {
+      const answer = timedOutAnswer(timeout);
+      return c.json(answer.body, 504, answer.headers);
     }
     logError(error, 'unexpected error');
     return c.json({ detail: 'Internal Server Error' }, 500);
@@ -191,6 +195,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     request: async (path, init) =>
       isGraphQL(path) ? yoga.fetch(new URL(path, 'http://localhost'), init ?? {}) : app.request(path, init),
     close: async () => {
+      watchOutages(undefined);
       live.stop();
       await rateLimits?.close();
     },

@@ -1,15 +1,15 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { PothosValidationError } from '@pothos/core';
 import { maskError as maskErrorByDefault, type Plugin } from 'graphql-yoga';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
-import { serviceUnavailable } from '../schema/errors.js';
+import { databaseTimeout, isDatabaseUnavailable } from '../db/unavailable.js';
+import { databaseTimedOut, serviceUnavailable } from '../schema/errors.js';
 import { boundedMessage } from './quoting.js';
 
 /**
  * What a client sees of an error that is not one of ours: Pothos's refusal of a malformed argument
  * (a global id of the wrong type, say) is the caller's fault and shown; a database that cannot be
- * reached is SERVICE_UNAVAILABLE; anything else is a bug, masked as "Unexpected error." (the log
- * keeps it). Used by `/graphql` and the REST routes alike.
+ * reached is SERVICE_UNAVAILABLE, a statement past its time DATABASE_TIMEOUT; anything else is a
+ * bug, masked as "Unexpected error." (the log keeps it). Used by `/graphql` and the REST routes alike.
  */
 export function maskError(error: unknown, message: string, isDev?: boolean): Error {
   const located = error instanceof GraphQLError ? error : undefined;
@@ -21,6 +21,8 @@ export function maskError(error: unknown, message: string, isDev?: boolean): Err
     });
   }
   if (isDatabaseUnavailable(error)) return serviceUnavailable(located);
+  const timeout = databaseTimeout(error);
+  if (timeout) return databaseTimedOut(timeout, located);
   return maskErrorByDefault(error, message, isDev);
 }
 
@@ -58,7 +60,9 @@ function asRequestError(error: GraphQLError): GraphQLError {
   return reworded(error, { ...extensions, http: { ...extensions.http, spec: true, status } } as Extensions);
 }
 
-const isUnavailable = (error: GraphQLError) => error.extensions?.code === 'SERVICE_UNAVAILABLE';
+/** The database's state, not the operation: a retry of the whole operation may succeed. */
+const retryable = new Set(['SERVICE_UNAVAILABLE', 'DATABASE_TIMEOUT']);
+const isRetryable = (error: GraphQLError) => retryable.has(error.extensions?.code as string);
 
 /** No root field was answered: a retry loses nothing. */
 const nothingAnswered = (data: ExecutionResult['data']) =>
@@ -68,8 +72,8 @@ const nothingAnswered = (data: ExecutionResult['data']) =>
  * The HTTP status of a `/graphql` answer follows the GraphQL-over-HTTP specification: an answer
  * with `data` is 200 whatever its field errors (their codes stay in `extensions.code`); a request
  * error is 4xx (200 when the client accepts only application/json). One exception: when the
- * database cannot be reached and nothing was answered, the answer is 503 with Retry-After and the
- * SERVICE_UNAVAILABLE errors alone, so a client retries the whole operation.
+ * database cannot be reached (or ran past its time) and nothing was answered, the answer is 503
+ * (504) with Retry-After and those errors alone, so a client retries the whole operation.
  */
 function statusByGraphQLOverHttp(): Plugin {
   return {
@@ -78,8 +82,7 @@ function statusByGraphQLOverHttp(): Plugin {
       const { errors } = result as ExecutionResult;
       if (!errors?.length) return;
       const { data } = result as ExecutionResult;
-      if (errors.some(isUnavailable) && nothingAnswered(data))
-        return setResult({ errors: errors.filter(isUnavailable) });
+      if (errors.some(isRetryable) && nothingAnswered(data)) return setResult({ errors: errors.filter(isRetryable) });
       setResult({ ...result, errors: errors.map(data === undefined ? asRequestError : asFieldError) });
     },
   };

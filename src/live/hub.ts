@@ -1,9 +1,17 @@
 import { AsyncResource } from 'node:async_hooks';
 import type { DatabaseEngine } from '../db/engine.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { logError } from '../observability/logger.js';
+import { reportUnavailable } from '../observability/outage.js';
 import { decodeEvent, EVENT_TABLE, type LiveEvent } from './events.js';
 
 type Listener = (event: LiveEvent) => void;
+
+/** A database that is away is the outage's to log; anything else is a bug. */
+function reportFailure(error: unknown, message: string): void {
+  if (isDatabaseUnavailable(error)) reportUnavailable(error);
+  else logError(error, message);
+}
 
 interface Reading {
   engine: DatabaseEngine;
@@ -155,12 +163,15 @@ export class LiveHub {
     reading.woken = false;
     try {
       const rows = await reading.engine.queryRows(readSql, [reading.horizon]);
-      reading.horizon = rows[0][0] as string;
+      // Never back: a promoted standby may start below the horizon its old primary had reached, and
+      // reading from there again would deliver events twice.
+      const horizon = rows[0][0] as string;
+      if (BigInt(horizon) > BigInt(reading.horizon)) reading.horizon = horizon;
       this.failing = false;
       for (const [, payload] of rows) if (payload !== null) this.deliver(payload as string);
     } catch (error) {
       // The database is away: the same events are read again from the same horizon once it is back.
-      if (this.reading === reading && !this.failing) logError(error, 'reading live events failed');
+      if (this.reading === reading && !this.failing) reportFailure(error, 'reading live events failed');
       this.failing = true;
     }
     reading.inFlight = false;
@@ -174,7 +185,7 @@ export class LiveHub {
       const [[horizon]] = await this.engine().queryRows(pruneSql, [this.pruneBelow ?? '0']);
       this.pruneBelow = horizon as string;
     } catch (error) {
-      logError(error, 'deleting old live events failed');
+      reportFailure(error, 'deleting old live events failed');
     }
   }
 

@@ -4,6 +4,7 @@ import { routePath } from 'hono/route';
 import type { Plugin } from 'graphql-yoga';
 import { requestLogger } from './logger.js';
 import { recordRequest, useMetrics } from './metrics.js';
+import { countUnavailableAnswer } from './outage.js';
 import { currentRequest, observeRequests, useOperationRecord, type RequestRecord } from './requests.js';
 import { endHttpSpan, tracedListener, tracing, useGraphQLSpans } from './tracing.js';
 
@@ -39,6 +40,7 @@ function report(metrics: boolean) {
     // Only `/graphql` has no route noted by the router, and its path is its route.
     const route = record.route ?? record.path;
     if (requestLogger().isLevelEnabled('info')) logRequest(record, route, status, ms);
+    if (status === 503) countUnavailableAnswer();
     if (metrics) recordRequest(record, route, status, ms / 1000);
     if (record.span) endHttpSpan(record, route, status);
   };

@@ -3,7 +3,7 @@ import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
 import type { YogaLogger } from 'graphql-yoga';
 import type { LogFormat } from '../config.js';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { databaseTimeout, isDatabaseUnavailable } from '../db/unavailable.js';
 import { currentRequest } from './requests.js';
 
 /** Deepest cause followed when an error is logged (a cycle must not loop). */
@@ -102,8 +102,8 @@ export function logError(error: unknown, message: string, fields?: Record<string
   logger.error({ ...fields, requestId: request?.id, err: error }, message);
 }
 
-/** Yoga's own reports go to the logger; what it reports as errors are the errors it masked. */
-export function yogaLogger(): YogaLogger {
+/** Yoga's own reports go to the logger; what it reports as errors are the errors it masked, those of a database that is away to `onUnavailable`. */
+export function yogaLogger(onUnavailable: (error: unknown) => void): YogaLogger {
   return {
     // Yoga passes one message; a disabled level is pino's no-op.
     debug: (message: string) => logger.debug(message),
@@ -113,7 +113,15 @@ export function yogaLogger(): YogaLogger {
       // Pothos's refusal of an argument is the caller's mistake, answered BAD_USER_INPUT (http/graphql-errors.ts).
       if (error instanceof GraphQLError && error.originalError instanceof PothosValidationError)
         return logger.debug({ requestId: currentRequest()?.id, reason: error.message }, 'argument refused');
-      logError(error, isDatabaseUnavailable(error) ? 'the database cannot be reached' : 'unexpected error');
+      if (isDatabaseUnavailable(error)) return onUnavailable(error);
+      // The database stopped a statement at its bound: the caller was told so; no bug, no stack.
+      const timeout = databaseTimeout(error);
+      if (timeout)
+        return logger.warn(
+          { requestId: currentRequest()?.id, timeout, reason: (error as Error).message },
+          'a statement ran past its time',
+        );
+      logError(error, 'unexpected error');
     },
   };
 }

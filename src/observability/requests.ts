@@ -29,6 +29,8 @@ export class RequestRecord {
   phaseStart = 0;
   /** The last error logged, so an error reported twice is logged once. */
   lastError: unknown = undefined;
+  /** Its response has closed: work that still runs in its context (a timer it started) is no longer its. */
+  closed = false;
   span: Span | undefined = undefined;
 
   constructor(
@@ -42,6 +44,9 @@ const storage = new AsyncLocalStorage<RequestRecord>();
 
 /** The record of the HTTP request this code runs for; undefined outside one (start-up, WebSocket messages). */
 export const currentRequest = (): RequestRecord | undefined => storage.getStore();
+
+/** Runs `work` outside any request: what it starts (a timer, a connection that stays) belongs to no request's deadline or counts. */
+export const outsideRequests = <T>(work: () => T): T => storage.exit(work);
 
 /** Told of every SQL statement (Database.onQuery). */
 export function countStatement(): void {
@@ -73,6 +78,7 @@ export function observeRequests(
 ): RequestListener {
   // A module-level listener with `this` as the response: no closure per request.
   function onClose(this: Observed) {
+    this[RECORD].closed = true;
     // 499 (nginx's convention): the client went away before the answer was complete.
     closed(this[RECORD], this.writableFinished ? this.statusCode : 499);
   }

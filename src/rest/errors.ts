@@ -3,7 +3,8 @@ import { boundedMessage, quotable } from '../http/quoting.js';
 import { rateLimitedMessage, type Decision } from '../http/rate-limit/index.js';
 import { logError } from '../observability/logger.js';
 import { countErrors } from '../observability/metrics.js';
-import { RETRY_AFTER_SECONDS, unavailableMessage } from '../schema/errors.js';
+import type { DatabaseTimeout } from '../db/unavailable.js';
+import { databaseTimedOut, RETRY_AFTER_SECONDS, unavailableMessage } from '../schema/errors.js';
 import type { ValidationItem } from './coerce.js';
 import type { CompiledRoute } from './compile.js';
 import { snakeCase } from './names.js';
@@ -46,6 +47,17 @@ export const unavailable = (): Answer => ({
   body: { detail: unavailableMessage },
   headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
 });
+
+/** A statement ran past its time: the message says which bound, the caller may try again. */
+const timedOut = (error: GraphQLErrorJson): Answer => ({
+  status: 504,
+  body: { detail: boundedMessage(error.message) },
+  headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+});
+
+/** The answer to a statement past its time outside a GraphQL operation (a file's route). */
+export const timedOutAnswer = (timeout: DatabaseTimeout): Answer =>
+  timedOut({ message: databaseTimedOut(timeout).message });
 
 /** Over the rate limit; the route adds Retry-After and the RateLimit-* headers. */
 export const tooManyRequests = (decision: Decision, cost: number): Answer => ({
@@ -109,6 +121,7 @@ const byCode: Record<
   OPERATION_TOO_COMPLEX: detail(400),
   PAYLOAD_TOO_LARGE: detail(413),
   SERVICE_UNAVAILABLE: unavailable,
+  DATABASE_TIMEOUT: timedOut,
 };
 
 /** The answer to a GraphQL error: the status of its code, with FastAPI's body. */

@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { bearerChallenge, type Refusal, type RefusalReason } from '../auth/refusals.js';
+import type { DatabaseTimeout } from '../db/unavailable.js';
 
 // Errors carry their kind in `extensions.code`. A field error does not set the HTTP status: an
 // answer with data is 200 whatever its errors (GraphQL over HTTP, src/http/graphql-errors.ts), and
@@ -68,6 +69,24 @@ export function serviceUnavailable(located?: GraphQLError): GraphQLError {
     extensions: {
       code: 'SERVICE_UNAVAILABLE',
       http: { status: 503, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
+    },
+  });
+}
+
+const timeoutMessages: Record<DatabaseTimeout, string> = {
+  statement: 'The database did not finish this operation in the time allowed, and stopped it; retry, or ask for less',
+  lock: 'A row this operation changes is locked by another change that did not end in time; retry',
+};
+
+/** A statement ran past its bound (src/db/unavailable.ts: databaseTimeout) and was stopped; at `located`'s place when given. */
+export function databaseTimedOut(timeout: DatabaseTimeout, located?: GraphQLError): GraphQLError {
+  return new GraphQLError(timeoutMessages[timeout], {
+    nodes: located?.nodes,
+    path: located?.path,
+    extensions: {
+      code: 'DATABASE_TIMEOUT',
+      timeout,
+      http: { status: 504, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
     },
   });
 }

@@ -13,7 +13,16 @@ export interface PgBouncer {
   pid: number;
   /** The URL of `database` through PgBouncer. */
   url(database: string): string;
+  /** Points it at another server and reloads it (SIGHUP), as an operator does after a failover. */
+  retarget(target: { host: string; port: number }): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface PgBouncerOptions {
+  /** @default transaction */
+  mode?: 'transaction' | 'session';
+  /** More settings of its [pgbouncer] section (server_login_retry, query_wait_timeout...). */
+  settings?: Record<string, string | number>;
 }
 
 function accepts(port: number): Promise<boolean> {
@@ -34,11 +43,16 @@ function alive(pid: number): boolean {
 }
 
 /**
- * PgBouncer of the test's own, in transaction mode on a free port of 127.0.0.1, in front of the
- * PostgreSQL server at `host:port` (every database, by its name, as the user `postgres` with no
- * password): `poolSize` server connections per database, whatever the number of clients.
+ * PgBouncer of the test's own, in transaction mode (unless told otherwise) on a free port of
+ * 127.0.0.1, in front of the PostgreSQL server at `host:port` (every database, by its name, as the
+ * user `postgres` with no password): `poolSize` server connections per database, whatever the
+ * number of clients.
  */
-export async function startPgBouncer(target: { host: string; port: number }, poolSize: number): Promise<PgBouncer> {
+export async function startPgBouncer(
+  target: { host: string; port: number },
+  poolSize: number,
+  options: PgBouncerOptions = {},
+): Promise<PgBouncer> {
   const directory = await serverDirectory('gateway-pgbouncer-');
   const port = await freePort();
   const pidFile = join(directory, 'pgbouncer.pid');
@@ -49,19 +63,23 @@ export async function startPgBouncer(target: { host: string; port: number }, poo
     unix_socket_dir: '',
     auth_type: 'trust',
     auth_file: join(directory, 'users.txt'),
-    pool_mode: 'transaction',
+    pool_mode: options.mode ?? 'transaction',
     default_pool_size: poolSize,
     max_client_conn: 200,
     pidfile: pidFile,
     logfile: join(directory, 'pgbouncer.log'),
+    ...options.settings,
   };
-  const ini = [
-    '[databases]',
-    `* = host=${target.host} port=${target.port}`,
-    '[pgbouncer]',
-    ...Object.entries(settings).map(([name, value]) => `${name} = ${value}`),
-  ].join('\n');
-  await writeFile(join(directory, 'pgbouncer.ini'), `${ini}\n`, { mode: 0o644 });
+  const writeIni = (server: { host: string; port: number }) => {
+    const ini = [
+      '[databases]',
+      `* = host=${server.host} port=${server.port}`,
+      '[pgbouncer]',
+      ...Object.entries(settings).map(([name, value]) => `${name} = ${value}`),
+    ].join('\n');
+    return writeFile(join(directory, 'pgbouncer.ini'), `${ini}\n`, { mode: 0o644 });
+  };
+  await writeIni(target);
   await runProgram(program, ['-d', join(directory, 'pgbouncer.ini')]);
   // The daemon writes its pid file and opens its port after the command has returned.
   for (const deadline = Date.now() + 10_000; !existsSync(pidFile) || !(await accepts(port)); await sleep(50)) {
@@ -72,6 +90,10 @@ export async function startPgBouncer(target: { host: string; port: number }, poo
     port,
     pid,
     url: (database) => `postgresql://postgres@127.0.0.1:${port}/${database}`,
+    async retarget(server) {
+      await writeIni(server);
+      process.kill(pid, 'SIGHUP');
+    },
     async stop() {
       // SIGTERM: PgBouncer closes every connection at once.
       process.kill(pid, 'SIGTERM');

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,6 +56,14 @@ export interface PrivateCluster {
   start(): Promise<void>;
   /** A fast shutdown: open sessions are ended, as when a server goes down under its clients. */
   stop(): Promise<void>;
+  /** An immediate shutdown (`pg_ctl -m immediate`): the server is gone at once, as in a crash; a restart recovers. */
+  crash(): Promise<void>;
+  /** SIGSTOP to the postmaster and every backend: a hung host, that takes connections and answers nothing. */
+  pause(): Promise<void>;
+  /** SIGCONT to them all. */
+  resume(): Promise<void>;
+  /** Ends a standby's recovery (`pg_ctl promote`): it takes writes from now on. */
+  promote(): Promise<void>;
   /** Stops the server if it runs and deletes its files. */
   remove(): Promise<void>;
 }
@@ -83,12 +91,28 @@ async function clusterIn(directory: string, settings: ServerSettings): Promise<P
       await runProgram('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
       running = false;
     },
+    async crash() {
+      await runProgram('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      running = false;
+    },
+    pause: () => signalServer(data, 'SIGSTOP'),
+    resume: () => signalServer(data, 'SIGCONT'),
+    promote: () => runProgram('pg_ctl', ['-D', data, '-w', 'promote']),
     async remove() {
+      // A paused server would not stop.
+      if (running) await signalServer(data, 'SIGCONT').catch(() => {});
       if (running) await cluster.stop();
       await rm(directory, { recursive: true, force: true });
     },
   };
   return cluster;
+}
+
+/** Sends `signal` to the postmaster of `data` and to every process it started. */
+async function signalServer(data: string, signal: NodeJS.Signals): Promise<void> {
+  const postmaster = Number((await readFile(join(data, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  const { stdout } = await run('pgrep', ['-P', String(postmaster)]).catch(() => ({ stdout: '' }));
+  for (const pid of [postmaster, ...stdout.split('\n').filter(Boolean).map(Number)]) process.kill(pid, signal);
 }
 
 /**
