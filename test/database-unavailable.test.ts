@@ -3,7 +3,12 @@ import { DriverAdapterError } from '@prisma/driver-adapter-utils';
 import { GraphQLError } from 'graphql';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { isDatabaseUnavailable } from '../src/db/unavailable.js';
+import {
+  databaseTimeout,
+  DatabaseUnavailableError,
+  isDatabaseUnavailable,
+  isReadOnlyRefusal,
+} from '../src/db/unavailable.js';
 import { PrismaClientKnownRequestError } from '../src/generated/prisma/internal/prismaNamespace.js';
 
 // Which failures mean "the database cannot be reached now" (503), whichever layer reports them.
@@ -116,5 +121,67 @@ describe('isDatabaseUnavailable', () => {
     ]) {
       expect([String(error), isDatabaseUnavailable(error)]).toEqual([String(error), false]);
     }
+  });
+
+  it("recognizes the waits that ran out: a pooled connection, a new one, a transaction that found none, the gateway's own bound", () => {
+    for (const error of [
+      new Error('timeout exceeded when trying to connect'),
+      new Error('Connection terminated due to connection timeout'),
+      new Error('timeout expired'),
+      new PrismaClientKnownRequestError('Transaction API error: Unable to start a transaction in the given time.', {
+        code: 'P2028',
+        clientVersion: '7',
+      }),
+      new DatabaseUnavailableError('127.0.0.1:5432: no answer within 31000 ms'),
+      new Error('Client was closed and is not queryable'),
+    ]) {
+      expect([String(error), isDatabaseUnavailable(error)]).toEqual([String(error), true]);
+    }
+  });
+
+  it('takes a write refused as read-only (a demoted primary) as unavailable, and tells it apart', () => {
+    const readOnly = databaseError('25006', 'cannot execute INSERT in a read-only transaction');
+    expect(isDatabaseUnavailable(readOnly)).toBe(true);
+    expect(isReadOnlyRefusal(prismaError('P2010', { driverAdapterError: { cause: { code: '25006' } } }))).toBe(true);
+    expect(isReadOnlyRefusal(databaseError('57P01', 'terminating connection'))).toBe(false);
+  });
+});
+
+describe('databaseTimeout', () => {
+  it("names the bound a statement ran past: its own time, a lock, or an interactive transaction's", () => {
+    const adapterError = (code: string, message: string) =>
+      new DriverAdapterError({
+        kind: 'postgres',
+        code,
+        severity: 'ERROR',
+        message,
+        detail: undefined,
+        column: undefined,
+        hint: undefined,
+      });
+    expect(databaseTimeout(databaseError('57014', 'canceling statement due to statement timeout'))).toBe('statement');
+    expect(
+      databaseTimeout(
+        prismaError('P2010', { driverAdapterError: adapterError('55P03', 'canceling statement due to lock timeout') }),
+      ),
+    ).toBe('lock');
+    expect(
+      databaseTimeout(
+        new GraphQLError('failed', { originalError: adapterError('57014', 'canceling statement due to user request') }),
+      ),
+    ).toBe('statement');
+    expect(
+      databaseTimeout(
+        new PrismaClientKnownRequestError(
+          'Transaction API error: Transaction already closed: A query cannot be executed on an expired transaction.',
+          {
+            code: 'P2028',
+            clientVersion: '7',
+          },
+        ),
+      ),
+    ).toBe('statement');
+    for (const error of [databaseError('23505', 'duplicate key'), new Error('timeout expired'), undefined])
+      expect(databaseTimeout(error)).toBeUndefined();
   });
 });

@@ -52,10 +52,12 @@ export function parseConnectionString(url: string): ConnectionString {
   if (!TARGET_SESSION_ATTRS.includes(target))
     throw new Error(`target_session_attrs must be one of ${TARGET_SESSION_ATTRS.join(', ')}, got "${target}"`);
   params.delete('target_session_attrs');
-  // Without hosts in the authority, the one server is named in the parameters (a socket directory, say).
-  const servers = hostList
-    ? hostList.split(',').map((entry) => address(entry, url))
-    : [{ host: params.get('host') ?? 'localhost', port: Number(params.get('port') ?? DEFAULT_PORT) }];
+  // A host in the parameters names the one server, whatever the authority says, as in libpq (a socket directory, say).
+  const named = params.get('host');
+  const servers =
+    named === null && hostList
+      ? hostList.split(',').map((entry) => address(entry, url))
+      : [{ host: named ?? 'localhost', port: Number(params.get('port') ?? DEFAULT_PORT) }];
   const rest = `${path}${params.size ? `?${params}` : ''}`;
   const credentials = userInfo === undefined ? '' : `${userInfo}@`;
   const database = decodeURIComponent(path.slice(1)) || 'postgres';
@@ -64,7 +66,8 @@ export function parseConnectionString(url: string): ConnectionString {
   return {
     servers,
     target,
-    urlOf: (server) => `${scheme}${credentials}${hostList ? hostOf(server) : ''}${rest}`,
+    // With a host in the parameters, node-postgres reads it there: the authority stays as it is.
+    urlOf: (server) => `${scheme}${credentials}${named === null && hostList ? hostOf(server) : hostList}${rest}`,
     description: `${servers.map((server) => hostOf(server, String)).join(',')}/${database}`,
     database,
     user: userInfo ? decodeURIComponent(userInfo.split(':')[0]) || undefined : undefined,

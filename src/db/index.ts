@@ -78,6 +78,7 @@ export async function openDatabase(settings: DatabaseSettings, user: DatabaseUse
           set,
           (replica) => set.queryRows(replica, sql, args),
           () => engine.queryRows(sql, args),
+          sql,
         )
     : engine.queryRows;
   /** A statement of the gateway's own, told to `onQuery` like Prisma's. */

@@ -8,7 +8,8 @@ export const ANSWER_MS = 1_000;
 const pollBounds: DatabaseBounds = { connectTimeoutMs: ANSWER_MS, statementTimeoutMs: ANSWER_MS, lockTimeoutMs: 0 };
 
 /** A pool of one connection for polls, apart from the requests' pool, so that busy requests never hold up a poll. */
-export const pollPool = (url: string) => new GatewayPool({ url, max: 1, bounds: pollBounds, sessionTimeouts: 'none' });
+export const pollPool = (url: string) =>
+  new GatewayPool({ url, max: 1, bounds: pollBounds, sessionTimeouts: 'none', primary: false });
 
 /** The work's result, or an error once a poll's answer time has passed. */
 export function withinAnswerTime<T>(work: Promise<T>): Promise<T> {

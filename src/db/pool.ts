@@ -15,6 +15,9 @@ import { DatabaseUnavailableError } from './unavailable.js';
  */
 export type SessionTimeouts = 'startup' | 'set' | 'none';
 
+/** PostgreSQL's read_only_sql_transaction. */
+const READ_ONLY = '25006';
+
 /** A statement that has not answered this long past its own time is cancelled; this long again, its connection is dropped. */
 const ANSWER_GRACE_MS = 1_000;
 /** How often the pool looks for statements past their time. */
@@ -33,6 +36,8 @@ export interface GatewayPoolOptions {
   sessionTimeouts: SessionTimeouts;
   /** Connections a mutation may hold at once; the rest stay for reads, which no row lock can hold up. @default max */
   writeSlots?: number;
+  /** Its server is the primary: one that refuses a write as read-only was demoted (a failover), and its connection is dropped. @default true */
+  primary?: boolean;
 }
 
 const writeSlotsFor = (poolSize: number) => poolSize - Math.max(1, Math.floor(poolSize / 4));
@@ -121,8 +126,14 @@ export class GatewayClient extends ScopedClient {
     } finally {
       this.off('error', ignore);
     }
+    if (this.gateway.primary) this.connection.on('errorMessage', (message: { code?: string }) => this.demoted(message));
     this.gateway.watch(this);
     return this;
+  }
+
+  /** A write refused as read-only: the statement fails with it, then the connection goes, and the next one asks where the primary is. */
+  private demoted(message: { code?: string }): void {
+    if (message.code === READ_ONLY) setImmediate(() => this.abandon('it refuses writes: no longer the primary'));
   }
 
   /** Past `now`'s limits for its running statement: cancels it, then drops the connection. */
@@ -208,6 +219,7 @@ type ConnectCallback = (error: Error | undefined, client?: GatewayClient, releas
 export class GatewayPool extends pg.Pool {
   readonly selector: HostSelector;
   readonly bounds: DatabaseBounds;
+  readonly primary: boolean;
   readonly sessionTimeouts: SessionTimeouts;
   /** A request's deadline is its start plus this: a connection's wait and one statement's time. */
   private readonly requestBoundMs: number;
@@ -228,6 +240,7 @@ export class GatewayPool extends pg.Pool {
     (this.options as unknown as PoolClientConfig).gateway = this;
     this.selector = new HostSelector(connection, bounds.connectTimeoutMs);
     this.bounds = bounds;
+    this.primary = options.primary ?? true;
     this.sessionTimeouts = sessionTimeouts;
     this.requestBoundMs = bounds.connectTimeoutMs + bounds.statementTimeoutMs;
     const writeSlots = options.writeSlots ?? options.max;

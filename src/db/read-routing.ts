@@ -3,7 +3,7 @@ import type { SqlDriverAdapter, SqlDriverAdapterFactory } from '@prisma/driver-a
 import { fenceOf, recordWrite } from './read-fence.js';
 import { withinAnswerTime } from './polls.js';
 import type { Replica, ReplicaSet } from './replicas.js';
-import { isDatabaseUnavailable } from './unavailable.js';
+import { isDatabaseUnavailable, isReadOnlyRefusal } from './unavailable.js';
 
 /** The replica a read was given; every statement outside such a read goes to the primary. */
 interface Read {
@@ -74,7 +74,8 @@ function replicaCannotAnswer(error: unknown): boolean {
 
 /**
  * Sends a statement to the replica of the current read, else to the primary; while the primary is
- * away, a statement outside a read (a key's lookup, a subscription's read) goes to a replica too. A
+ * away, a statement outside a read (a key's lookup, a subscription's read) goes to a replica too, and
+ * such a SELECT waits for the primary no longer than a poll would when a replica could take it. A
  * replica that fails as a server that is away fails is left out; that or a statement it cannot answer
  * (a write) goes on to the primary, with the rest of the read: the client sees no error.
  */
@@ -82,16 +83,29 @@ export async function routed<T>(
   replicas: ReplicaSet,
   onReplica: (replica: Replica) => Promise<T>,
   onPrimary: () => Promise<T>,
+  sql: string,
 ): Promise<T> {
   const read = reads.getStore();
-  const replica = read ? read.replica : replicas.primaryAway ? replicas.pick(0n) : undefined;
-  if (!replica) return onPrimary();
+  let replica = read ? read.replica : replicas.primaryAway ? replicas.pick(0n) : undefined;
+  if (!replica) {
+    // Only a SELECT: a write that did not answer in time may still commit, and must not run twice.
+    if (read || !replicas.couldServeWithoutPrimary() || !/^\s*SELECT\b/i.test(sql)) return onPrimary();
+    try {
+      return await withinAnswerTime(onPrimary());
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      replicas.primaryFailed(error);
+      replica = replicas.pick(0n);
+      if (!replica) throw error;
+    }
+  }
   try {
     return await onReplica(replica);
   } catch (error) {
     if (!replicaCannotAnswer(error)) throw error;
     if (read) read.replica = undefined;
-    if (isDatabaseUnavailable(error)) replicas.failed(replica, error);
+    // A write it refused says nothing of its health.
+    if (isDatabaseUnavailable(error) && !isReadOnlyRefusal(error)) replicas.failed(replica, error);
     return onPrimary();
   }
 }
@@ -116,6 +130,7 @@ export function routedAdapter(primary: SqlDriverAdapterFactory, replicas: Replic
             replicas,
             (replica) => byReplica.get(replica)!.queryRaw(query),
             () => main.queryRaw(query),
+            query.sql,
           ),
         executeRaw: (query) => main.executeRaw(query),
         executeScript: (script) => main.executeScript(script),

@@ -46,6 +46,7 @@ export class Replica {
       max: poolSize,
       bounds: { ...bounds, connectTimeoutMs },
       sessionTimeouts: 'startup',
+      primary: false,
     });
     // An idle connection the replica closed (a restart): the next poll tells whether it is back.
     this.pool.on('error', (error) => (this.trouble = error.message));
@@ -169,10 +170,20 @@ export class ReplicaSet {
     await Promise.all(this.replicas.flatMap((replica) => [replica.pool.end(), replica.poll.end()]));
   }
 
+  /** Whether a replica would serve reads were the primary away (ReplicaSet's outage rule). */
+  couldServeWithoutPrimary(): boolean {
+    return this.replicas.some((replica) => this.servesWithoutPrimary(replica));
+  }
+
   private usable(replica: Replica, now: number): boolean {
-    if (replica.trouble !== undefined) return false;
-    if (!this.primaryAway) return replica.lagMs(now) <= this.maxLagMs;
-    return replica.replayed >= replica.received && replica.replayed >= this.mostReceived();
+    if (this.primaryAway) return this.servesWithoutPrimary(replica);
+    return replica.trouble === undefined && replica.lagMs(now) <= this.maxLagMs;
+  }
+
+  private servesWithoutPrimary(replica: Replica): boolean {
+    return (
+      replica.trouble === undefined && replica.replayed >= replica.received && replica.replayed >= this.mostReceived()
+    );
   }
 
   /** The furthest WAL position any answering replica has received. */

@@ -1,3 +1,5 @@
+const READ_ONLY = '25006';
+
 // How a database that cannot be reached, or a statement past its time, shows itself, whichever layer
 // reports it. Such a failure is the service's state, not the request's fault nor a bug: answered 503
 // with Retry-After (unreachable), or with a timeout's code of its own.
@@ -19,8 +21,12 @@ const socketCodes = new Set([
   'EAI_AGAIN',
 ]);
 
-/** PostgreSQL: admin, crash and "cannot connect now" shutdowns, too many connections (class 08, connection exceptions, is matched apart). */
-const sqlStates = new Set(['57P01', '57P02', '57P03', '53300']);
+/**
+ * PostgreSQL: admin, crash and "cannot connect now" shutdowns, too many connections, and a write
+ * refused as read-only (25006: the server taken for the primary is a standby now, in a failover);
+ * class 08, connection exceptions, is matched apart.
+ */
+const sqlStates = new Set(['57P01', '57P02', '57P03', '53300', READ_ONLY]);
 
 /** Prisma's own codes: server unreachable, timed out reaching it, operation timed out, connection closed. */
 const prismaCodes = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
@@ -34,7 +40,7 @@ const adapterKinds = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'Socke
  * other messages are a transaction past its own timeout); PGlite refuses queries once closed.
  */
 const messages =
-  /^(Connection terminated|Client has encountered a connection error|PGlite is closed|timeout expired|timeout exceeded when trying to connect|Transaction API error: Unable to start a transaction in the given time)/;
+  /^(Connection terminated|Client has encountered a connection error|Client was closed|PGlite is closed|timeout expired|timeout exceeded when trying to connect|Transaction API error: Unable to start a transaction in the given time)/;
 
 interface ErrorLike {
   code?: unknown;
@@ -85,6 +91,11 @@ function findIn(error: unknown, signals: (error: ErrorLike) => boolean): boolean
 /** Whether the error, or anything it wraps, says the database cannot be reached now (refused, lost or shutting-down connections). */
 export function isDatabaseUnavailable(error: unknown): boolean {
   return findIn(error, signalsUnavailable);
+}
+
+/** Whether the error is a server's refusal of a write as read-only: a standby's answer, no sign that the server is away. */
+export function isReadOnlyRefusal(error: unknown): boolean {
+  return findIn(error, ({ code }) => code === READ_ONLY);
 }
 
 /** Which bound a statement ran past: its own time, or the wait for a lock another session holds. */

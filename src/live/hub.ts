@@ -17,6 +17,8 @@ interface Reading {
   engine: DatabaseEngine;
   ready: Promise<void>;
   horizon: string;
+  /** When the server it reads started: another start (a restart, a promoted standby) emptied the unlogged outbox. */
+  server: string;
   inFlight: boolean;
   /** When the last read started. */
   lastReadAt: number;
@@ -36,12 +38,17 @@ const RETENTION_MS = 60_000;
 // Every transaction whose id is below the oldest one still running has ended, so its events are all
 // visible and none can appear later below that horizon: reading each time from the last horizon to
 // the new one reads every committed event once, whatever the order the transactions committed in.
-const horizonSql = 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text';
-const readSql = `SELECT h.xmin::text, e.payload
-FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin) h
+// The outbox is unlogged: a server that starts (after a crash, or a standby promoted in a failover)
+// has it empty, and its transaction ids need not pass the old horizon, so a read that finds another
+// server reads its outbox from the start, all of it written since.
+const horizonSql = 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text, pg_postmaster_start_time()::text';
+const readSql = `SELECT h.xmin::text, h.server, e.payload
+FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin, pg_postmaster_start_time()::text AS server) h
 LEFT JOIN ${EVENT_TABLE} e ON e.xid >= $1::bigint AND e.xid < h.xmin
 ORDER BY e.xid, e.id`;
-const pruneSql = `WITH gone AS (DELETE FROM ${EVENT_TABLE} WHERE xid < $1::bigint) ${horizonSql}`;
+// Only on the server whose horizon it was: on another, newer events may lie below it.
+const pruneSql = `WITH gone AS (DELETE FROM ${EVENT_TABLE} WHERE xid < $1::bigint AND pg_postmaster_start_time()::text = $2)
+${horizonSql}`;
 
 /**
  * One per gateway instance: reads the committed events of every instance from the outbox (the
@@ -58,8 +65,8 @@ export class LiveHub {
   private readonly pruneTimer: NodeJS.Timeout;
   /** Whether the last read failed, so that an outage is logged once, not at every poll. */
   private failing = false;
-  /** The horizon at the last prune, below which the next prune deletes. */
-  private pruneBelow: string | undefined;
+  /** The horizon at the last prune, and its server, below which the next prune deletes. */
+  private pruneBelow: [horizon: string, server: string] = ['0', ''];
   // Timers run in the context the hub was made in, not in the request that started it (its logs, its statements).
   private readonly detached = new AsyncResource('LiveHub');
 
@@ -80,14 +87,16 @@ export class LiveHub {
       const reading: Reading = {
         engine,
         horizon: '0',
+        server: '',
         ready: Promise.resolve(),
         dueAt: 0,
         woken: false,
         inFlight: false,
         lastReadAt: 0,
       };
-      reading.ready = engine.queryRows(horizonSql, []).then(([[horizon]]) => {
+      reading.ready = engine.queryRows(horizonSql, []).then(([[horizon, server]]) => {
         reading.horizon = horizon as string;
+        reading.server = server as string;
         if (this.reading === reading) this.schedule(reading, this.pollMs);
       });
       // A start that failed (the database was unreachable) is tried again by the next subscription.
@@ -163,12 +172,16 @@ export class LiveHub {
     reading.woken = false;
     try {
       const rows = await reading.engine.queryRows(readSql, [reading.horizon]);
-      // Never back: a promoted standby may start below the horizon its old primary had reached, and
-      // reading from there again would deliver events twice.
-      const horizon = rows[0][0] as string;
-      if (BigInt(horizon) > BigInt(reading.horizon)) reading.horizon = horizon;
+      const [[horizon, server]] = rows;
       this.failing = false;
-      for (const [, payload] of rows) if (payload !== null) this.deliver(payload as string);
+      if (server === reading.server) {
+        reading.horizon = horizon as string;
+        for (const [, , payload] of rows) if (payload !== null) this.deliver(payload as string);
+      } else {
+        reading.server = server as string;
+        reading.horizon = '0';
+        reading.woken = true;
+      }
     } catch (error) {
       // The database is away: the same events are read again from the same horizon once it is back.
       if (this.reading === reading && !this.failing) reportFailure(error, 'reading live events failed');
@@ -182,8 +195,8 @@ export class LiveHub {
   /** Deletes the events below the horizon of the previous prune (a minute ago, on the timer). */
   async prune(): Promise<void> {
     try {
-      const [[horizon]] = await this.engine().queryRows(pruneSql, [this.pruneBelow ?? '0']);
-      this.pruneBelow = horizon as string;
+      const [[horizon, server]] = await this.engine().queryRows(pruneSql, this.pruneBelow);
+      this.pruneBelow = [horizon as string, server as string];
     } catch (error) {
       reportFailure(error, 'deleting old live events failed');
     }

@@ -132,6 +132,10 @@ function answerSchema(route: CompiledRoute, schemas: JsonSchemas): JsonSchema {
   }
 }
 
+const retryAfter = {
+  'Retry-After': { description: 'Seconds to wait before asking again.', schema: { type: 'integer' } },
+};
+
 function responses(route: CompiledRoute, schemas: JsonSchemas) {
   const status = String(route.status ?? (route.kind === 'empty' ? 204 : 200));
   const success =
@@ -167,7 +171,13 @@ function responses(route: CompiledRoute, schemas: JsonSchemas) {
     422: error('Parameter Error', 'HTTPValidationError'),
     503: {
       ...error('Service unavailable: the database cannot be reached; ask again after Retry-After seconds'),
-      headers: { 'Retry-After': { description: 'Seconds to wait before asking again.', schema: { type: 'integer' } } },
+      headers: retryAfter,
+    },
+    504: {
+      ...error(
+        'Timeout: a statement ran past DATABASE_STATEMENT_TIMEOUT_MS, or waited past DATABASE_LOCK_TIMEOUT_MS for a row another change holds; nothing was changed; ask again after Retry-After seconds',
+      ),
+      headers: retryAfter,
     },
   };
 }

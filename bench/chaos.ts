@@ -1,0 +1,83 @@
+import { commandLine } from '../src/cli.js';
+import { multiHostStack, patroniStack, runFailover, type Replication, type Stack } from '../test/helpers/chaos.js';
+import { phaseTable } from '../test/helpers/load.js';
+import { buildServer, startGateway, type GatewayProcess } from '../test/helpers/processes.js';
+import { cleanup, cleanupOnSignals, onCleanup } from './cleanup.js';
+
+const { values } = commandLine(
+  `
+usage: npm run chaos -- [--stack patroni|multi-host] [--replication sync|async] [--outage S] [--phase S] [--writers N] [--readers N]
+
+Starts a primary and a standby of its own, two gateways (npm start, default settings) on them, and a
+mixed load of clients that create boards and read them back through both; kills the primary's
+PostgreSQL, and reports per phase (healthy, primary lost, promoted, recovered): requests per second,
+statuses, the longest wait, the share of reads answered, reads that missed an acknowledged write,
+and acknowledged writes the new primary lacks.
+
+  --stack        patroni: Patroni (two nodes) over etcd, HAProxy routing to the leader and the
+                 replicas, which promotes the standby itself (default);
+                 multi-host: two servers in libpq's multi-host URLs, the standby promoted by the run
+  --replication  sync (default) or async
+  --outage S     seconds between the crash and the promotion, multi-host only (default 5)
+  --phase S      seconds of load before the crash and after the recovery (default 5)
+  --writers N, --readers N   clients of each kind (default 4 and 2)
+
+Needs Debian's postgresql, patroni, etcd-server and haproxy packages (as .ci/run installs them).
+`,
+  {
+    options: {
+      stack: { type: 'string', default: 'patroni' },
+      replication: { type: 'string', default: 'sync' },
+      outage: { type: 'string', default: '5' },
+      phase: { type: 'string', default: '5' },
+      writers: { type: 'string', default: '4' },
+      readers: { type: 'string', default: '2' },
+    },
+  },
+);
+
+function choice<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if (!allowed.includes(value as T)) {
+    console.error(`--${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+    process.exit(2);
+  }
+  return value as T;
+}
+
+function count(name: string, value: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < 0) {
+    console.error(`--${name} must be a number of at least 0, got "${value}"`);
+    process.exit(2);
+  }
+  return parsed;
+}
+
+const kind = choice('stack', values.stack, ['patroni', 'multi-host'] as const);
+const replication = choice<Replication>('replication', values.replication, ['sync', 'async']);
+const outageMs = kind === 'patroni' ? 0 : count('outage', values.outage) * 1000;
+const phaseMs = count('phase', values.phase) * 1000;
+
+cleanupOnSignals();
+buildServer();
+const stack: Stack = kind === 'patroni' ? await patroniStack(replication) : await multiHostStack(replication);
+onCleanup('the servers', () => stack.remove());
+const gateways: GatewayProcess[] = await Promise.all([0, 1].map(() => startGateway(stack.env, stack.keys)));
+onCleanup('the gateways', async () => void (await Promise.all(gateways.map((gateway) => gateway.stop()))));
+const report = await runFailover(stack, gateways, {
+  phaseMs,
+  outageMs,
+  writers: count('writers', values.writers),
+  readers: count('readers', values.readers),
+});
+const longest = Math.round(Math.max(...report.sent.map((each) => each.ms)));
+console.log(`## ${stack.name}: the primary's PostgreSQL killed under a mixed load
+
+${phaseTable(report.figures)}
+
+- ${kind === 'patroni' ? 'HAProxy routed writes to the new leader' : 'the standby was promoted'} ${report.promotedAfterCrashMs} ms after the crash${kind === 'patroni' ? '' : ' (by the run)'}
+- first acknowledged write through each gateway after that: ${report.writesAfterPromotionMs.join(', ')} ms
+- the longest wait of any request: ${longest} ms
+- acknowledged writes: ${report.acknowledged.length}; lost (not on the new primary): ${report.lost.length}`);
+await cleanup();
+process.exit(0);
