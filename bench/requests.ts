@@ -10,7 +10,12 @@ export interface HttpRequest {
 
 const json = { 'content-type': 'application/json', accept: 'application/graphql-response+json' };
 
-export function graphql(keys: KeyRing, key: number, query: string, variables: Record<string, unknown>): HttpRequest {
+export function graphql(
+  keys: KeyRing,
+  key: number | 'token',
+  query: string,
+  variables: Record<string, unknown>,
+): HttpRequest {
   return {
     method: 'POST',
     path: '/graphql',

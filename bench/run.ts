@@ -12,8 +12,9 @@ import { cleanup, cleanupOnSignals } from './cleanup.js';
 import { loadBenchConfig } from './config.js';
 import { OwnProcesses, waitForQuiet, watchCost, watchCpu } from './cpu.js';
 import { createBenchDatabase } from './database.js';
-import { loadDataset, size } from './dataset.js';
-import { issueKeys, type KeyRing } from './keys.js';
+import { loadDataset, ownerOf, size } from './dataset.js';
+import { TestProvider } from '../test/helpers/oidc-provider.js';
+import { issueKeys, tokenIssuer, type KeyRing } from './keys.js';
 import { measureLive, type LiveResult } from './live.js';
 import { runLoad, type LoadSource } from './load.js';
 import { gatewayRuntime, installPeer, nodeVersion, peerRuntime, startPeer } from './peer-setup.js';
@@ -155,8 +156,8 @@ async function main(): Promise<void> {
   // Nothing may run unbounded: a generous ceiling over the whole run, in case a server stops answering.
   const budget =
     600 +
-    // Fifteen request cases: a, a2, a3, b-m.
-    15 * (2 * config.rounds + 1) * (config.warmup + 2 * config.duration + 60) +
+    // Sixteen request cases: a, a2, a3, b-m, t.
+    16 * (2 * config.rounds + 1) * (config.warmup + 2 * config.duration + 60) +
     // The replica case: two cases on five topologies per round, and two write loads.
     (10 * config.rounds + 2) * (config.warmup + config.duration + 65);
   setTimeout(() => {
@@ -179,7 +180,12 @@ async function main(): Promise<void> {
   await (await openDatabase({ databaseUrl: gatewayUrl, poolSize: 2 })).close(); // migrates it
   const dataset = await loadDataset(gatewayUrl);
   log(`data set loaded in ${dataset.seconds.toFixed(1)} s`);
-  const keys = await issueKeys(gatewayUrl, size.organizations);
+  // A real OpenID provider on loopback signs key 0's owner in, for the bearer-token case; its token lives the whole run.
+  const provider = await TestProvider.start({
+    accounts: { owner: { email: `user${ownerOf(1)}@bench.example`, emailVerified: true } },
+    accessTokenTtl: budget,
+  });
+  const keys = await issueKeys(gatewayUrl, size.organizations, provider);
 
   // The gateway runs as `npm start` runs it: compiled, with the start script's Node options, on Node
   // 24 from the npm registry - or Node 22, or the `node` of PATH, with BENCH_GATEWAY_NODE.
@@ -198,6 +204,7 @@ async function main(): Promise<void> {
     command: ['sh', '-c', startScript()],
     env: {
       ...env,
+      ...tokenIssuer(provider),
       DATABASE_URL: gatewayUrl,
       ...(config.rowLevelSecurity ? { ROW_LEVEL_SECURITY: 'true' } : {}),
       ...liveEnv,
@@ -246,6 +253,7 @@ async function main(): Promise<void> {
   }
   const invariance = await statementInvariance(gateway, keys);
   await gateway.stop();
+  await provider.close();
 
   const text = renderResults({
     config,

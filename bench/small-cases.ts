@@ -48,6 +48,15 @@ export async function smallCases({ keys, org, boards, peerUrl }: CaseContext): P
     },
     {
       ...read,
+      id: 't',
+      title: 'case h with a bearer token instead of a key',
+      gateway: (i) => graphql(keys, 'token', lookupQuery, { rowId: board(i) }),
+      floor: (i) => floorGet(`/lookup?id=${board(i)}`),
+      peer: (i) => peerGraphql(peerLookupQuery, { rowId: board(i), org }),
+      notes: ["the token of key 0's owner (ES256, 5 claims and a scope); its principal is cached as a key's is"],
+    },
+    {
+      ...read,
       id: 'i',
       title: 'one board by node(id:), three columns',
       gateway: (i) => graphql(keys, 0, nodeQuery, { id: Buffer.from(`Whiteboard:${board(i)}`).toString('base64') }),

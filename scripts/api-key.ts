@@ -1,8 +1,8 @@
 import { createApiKey } from '../src/auth/api-keys.js';
 import { commandLine } from '../src/cli.js';
-import { loadConfig } from '../src/config.js';
-import { openDatabase, type Database } from '../src/db/index.js';
+import type { Database } from '../src/db/index.js';
 import { ApiKeyPermission } from '../src/generated/prisma/enums.js';
+import { runOnDatabase } from './database-command.js';
 
 const usage = `
 usage: npm run api-key -- create --email <user> --name <label> [--permission READ_ONLY|READ_WRITE|ADMIN] [--expires <ISO date>]
@@ -68,15 +68,4 @@ async function run(database: Database): Promise<void> {
   }
 }
 
-let database: Database | undefined;
-try {
-  database = await openDatabase(loadConfig());
-  await run(database);
-} catch (error) {
-  console.error(`api-key: ${error instanceof Error ? error.message.split('\n')[0] : error}`);
-  process.exitCode = 1;
-} finally {
-  await database?.close().catch(() => {});
-}
-// The WebAssembly schema engine leaves a timer behind that would hold the process for ~10 s.
-process.exit();
+await runOnDatabase('api-key', run);

@@ -18,7 +18,9 @@ missing), served from a second port, against a gateway that lists that origin in
 only the client's persisted documents (TRUSTED_DOCUMENTS): it reads the boards with their streams and
 slides, renames one, shows a rename sent over REST from outside as it happens, lists the boards over
 REST; the same page from an origin not listed is refused by the browser, and a document the manifest
-does not list is refused by the gateway.
+does not list is refused by the gateway. Then the page signs its user in at an OpenID provider of its
+own (oidc-provider: its sign-in page, the authorization code flow with PKCE), reads, renames and hears
+a rename with the access token, renews it before it expires, and signs out.
 Fails on any request to a host other than the gateway and the client's port, and on any error in a page.
 The browser is CHROMIUM (/usr/bin/chromium; Debian: apt-get install chromium).
 `);

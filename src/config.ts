@@ -96,6 +96,19 @@ export interface Config {
   trustedDocuments: string | undefined;
   /** Origins whose pages may call /graphql, the REST routes, /files and the OpenAPI document. @default none in production, any origin otherwise */
   corsOrigins: CorsOrigins;
+  /** OpenID Connect issuers whose bearer tokens are accepted beside API keys. @default undefined: API keys only */
+  oidc: OidcConfig | undefined;
+}
+
+export interface OidcConfig {
+  /** Issuer URLs, exactly as the tokens' `iss` names them: https, or http on a loopback address. */
+  issuers: string[];
+  /** The audience the gateway answers to: a token's `aud` must hold it exactly. */
+  audience: string;
+  /** A first sign-in whose verified e-mail has no user creates one (without memberships). @default false */
+  createUsers: boolean;
+  /** Longest wait for an issuer's discovery document or key set. @default 3000 ms */
+  timeoutMs: number;
 }
 
 export interface RateLimitConfig {
@@ -150,6 +163,40 @@ function rateLimit(env: NodeJS.ProcessEnv): RateLimitConfig | undefined {
     burst: env.RATE_LIMIT_BURST ? positive('RATE_LIMIT_BURST', env.RATE_LIMIT_BURST) : rate * 10,
     redisUrl: env.RATE_LIMIT_REDIS_URL || undefined,
     redisPrefix: env.RATE_LIMIT_REDIS_PREFIX || 'gateway:rate-limit:',
+  };
+}
+
+const LOOPBACK = /^(127(\.\d{1,3}){3}|\[::1\]|localhost)$/;
+
+/** An issuer URL as tokens name it: https, or http on a loopback address (tests, development); no query or fragment. */
+export function issuerUrl(name: string, value: string): string {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  const secure = url?.protocol === 'https:' || (url?.protocol === 'http:' && LOOPBACK.test(url.hostname));
+  if (!url || !secure || url.search || url.hash || url.username)
+    throw new Error(`${name}: "${value}" must be an https:// URL (http:// only on a loopback address), without query`);
+  return value;
+}
+
+/** `OIDC_ISSUER` (comma-separated) with `OIDC_AUDIENCE`: bearer tokens beside API keys. */
+function oidc(env: NodeJS.ProcessEnv): OidcConfig | undefined {
+  const issuers = (env.OIDC_ISSUER ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => issuerUrl('OIDC_ISSUER', entry));
+  if (!issuers.length) {
+    const stray = ['OIDC_AUDIENCE', 'OIDC_CREATE_USERS', 'OIDC_TIMEOUT_MS'].find((name) => env[name]);
+    if (stray) throw new Error(`${stray} is set but OIDC_ISSUER is not (bearer tokens are off without it)`);
+    return undefined;
+  }
+  const audience = env.OIDC_AUDIENCE?.trim();
+  if (!audience)
+    throw new Error('OIDC_ISSUER is set but OIDC_AUDIENCE is not: name the audience the gateway answers to');
+  return {
+    issuers,
+    audience,
+    createUsers: flag(env.OIDC_CREATE_USERS, false),
+    timeoutMs: integer('OIDC_TIMEOUT_MS', env.OIDC_TIMEOUT_MS, 3000, 100),
   };
 }
 
@@ -269,5 +316,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: rateLimit(env),
     trustedDocuments: env.TRUSTED_DOCUMENTS ? resolve(env.TRUSTED_DOCUMENTS) : undefined,
     corsOrigins: corsOrigins(env.CORS_ORIGINS, production),
+    oidc: oidc(env),
   };
 }

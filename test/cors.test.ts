@@ -45,7 +45,9 @@ describe('a listed origin', () => {
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(app);
     expect(response.headers.get('access-control-allow-methods')).toBe('GET, POST');
-    expect(response.headers.get('access-control-allow-headers')).toBe('X-API-KEY, Content-Type, X-Request-Id');
+    expect(response.headers.get('access-control-allow-headers')).toBe(
+      'X-API-KEY, Authorization, Content-Type, X-Request-Id',
+    );
     expect(response.headers.get('access-control-max-age')).toBe('600');
     expect(response.headers.get('access-control-allow-credentials')).toBeNull();
     expect(response.headers.get('vary')).toBe('Origin');
@@ -58,7 +60,7 @@ describe('a listed origin', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe(app);
     expect(response.headers.get('access-control-allow-credentials')).toBeNull();
     expect(response.headers.get('access-control-expose-headers')).toBe(
-      'X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After',
+      'X-Request-Id, WWW-Authenticate, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After',
     );
     expect(response.headers.get('ratelimit-limit')).toBe('1000');
   });
@@ -70,7 +72,9 @@ describe('a listed origin', () => {
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(app);
     expect(response.headers.get('access-control-allow-methods')).toBe(methods.join(', '));
-    expect(response.headers.get('access-control-allow-headers')).toBe('X-API-KEY, Content-Type, X-Request-Id');
+    expect(response.headers.get('access-control-allow-headers')).toBe(
+      'X-API-KEY, Authorization, Content-Type, X-Request-Id',
+    );
 
     const read = await fetch(`${server.url}/api/whiteboard/v1/`, {
       headers: { origin: app, 'x-api-key': server.keys.owner },
@@ -78,7 +82,7 @@ describe('a listed origin', () => {
     expect(read.status).toBe(200);
     expect(read.headers.get('access-control-allow-origin')).toBe(app);
     expect(read.headers.get('access-control-expose-headers')).toBe(
-      'X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Total-Count',
+      'X-Request-Id, WWW-Authenticate, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Total-Count',
     );
     expect(Number(read.headers.get('x-total-count'))).toBeGreaterThan(0);
   });

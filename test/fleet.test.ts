@@ -4,7 +4,8 @@ import type { DemoKeys } from '../src/db/seed/keys.js';
 import { openTestDatabase } from './helpers/database.js';
 import { pngBytes, uploadFile } from './helpers/files.js';
 import { subscribeSse, subscribeWs } from './helpers/live.js';
-import { startGateway, type GatewayProcess } from './helpers/processes.js';
+import { AUDIENCE, demoAccounts, TestProvider } from './helpers/oidc-provider.js';
+import { runScript, startGateway, type GatewayProcess } from './helpers/processes.js';
 import { rest } from './helpers/rest.js';
 
 // A fleet shares changes through PostgreSQL's NOTIFY and files through its tables: whatever engine
@@ -17,11 +18,19 @@ let drop: () => Promise<void>;
 let a: GatewayProcess;
 let b: GatewayProcess;
 let board: { rowId: number; organizationId: number };
+let provider: TestProvider;
+let env: Record<string, string>;
 
 beforeAll(async () => {
   const opened = await openTestDatabase(postgresServer);
   ({ database, keys, drop } = opened);
-  const env = { DATABASE_URL: opened.url!, DATABASE_POOL_SIZE: '3' };
+  provider = await TestProvider.start({ accounts: demoAccounts() });
+  env = {
+    DATABASE_URL: opened.url!,
+    DATABASE_POOL_SIZE: '3',
+    OIDC_ISSUER: provider.issuer,
+    OIDC_AUDIENCE: AUDIENCE,
+  };
   [a, b] = await Promise.all([startGateway(env, keys), startGateway(env, keys)]);
   const boards = await a.graphql(
     '{ whiteboards(first: 1, orderBy: [{ field: id, direction: ASC }]) { edges { node { rowId organizationId } } } }',
@@ -30,6 +39,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   expect(await Promise.all([a?.stop(), b?.stop()])).toEqual([0, 0]);
+  await provider?.close();
   await drop?.();
 });
 
@@ -151,5 +161,27 @@ describe('two gateway processes on one PostgreSQL database', () => {
     expect(last.errors?.[0]).toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
     await events.ended;
     expect(Date.now() - revokedAt).toBeLessThan(1_000);
+  });
+  it('ends, on B, within a second, the stream of a bearer token whose identity the command line revokes', async () => {
+    const events = subscribeWs(b.url, { bearer: await provider.signIn('viewer') }, boardEvents, { id: board.rowId });
+    await expect
+      .poll(
+        async () => {
+          await a.graphql(rename, { rowId: board.rowId, name: `Before the identity's revocation ${Date.now()}` });
+          return (await events.next(500).catch(() => undefined))?.data?.whiteboardEvents?.kind;
+        },
+        { timeout: 5_000 },
+      )
+      .toBe('UPDATED');
+    const revoked = await runScript('identity', ['revoke', '--issuer', provider.issuer, '--subject', 'viewer'], env);
+    expect(revoked.stdout.trim()).toBe('revoked 1 identity');
+    // The command line's process has ended, so its transaction committed before now.
+    const committed = Date.now();
+    let last: Awaited<ReturnType<typeof events.next>>;
+    do last = await events.next(5_000);
+    while (last.data);
+    expect(last.errors?.[0]).toMatchObject({ extensions: { code: 'UNAUTHENTICATED', reason: 'IDENTITY_REVOKED' } });
+    await events.ended;
+    expect(Date.now() - committed).toBeLessThan(1_000);
   });
 });

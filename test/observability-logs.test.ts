@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hashSecret } from '../src/auth/api-keys.js';
 import { configureLogging, scrub } from '../src/observability/logger.js';
+import { AUDIENCE, demoAccounts, TestProvider } from './helpers/oidc-provider.js';
 import { rest } from './helpers/rest.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -11,17 +12,36 @@ const requestLine = (requestId: string) =>
   lines().find((line) => line.msg === 'request' && line.requestId === requestId);
 
 let server: TestServer;
+let provider: TestProvider;
 beforeAll(async () => {
   await configureLogging({ level: 'info', format: 'json' }, { write: (line: string) => void written.push(line) });
-  server = await startTestServer();
+  provider = await TestProvider.start({ accounts: demoAccounts() });
+  server = await startTestServer({ OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: AUDIENCE });
 });
-afterAll(() => server?.close());
+afterAll(async () => {
+  await server?.close();
+  await provider?.close();
+});
 
 /** Waits for the line of a request: it is written when the response closes, which may follow the client's read. */
 async function lineOf(requestId: string) {
   await expect.poll(() => requestLine(requestId)).toBeDefined();
   return requestLine(requestId)!;
 }
+
+it('names the user and the credential kind of a bearer token, never the token', async () => {
+  const token = await provider.signIn('member');
+  const answer = await postGraphQL(
+    { query: '{ me { rowId } }' },
+    { 'x-api-key': '', authorization: `Bearer ${token}`, 'x-request-id': 'token-1' },
+  );
+  const { rowId } = ((await answer.json()) as { data: { me: { rowId: number } } }).data.me;
+  const line = await lineOf('token-1');
+  expect(line).toMatchObject({ status: 200, userId: rowId, credential: 'BEARER_TOKEN' });
+  expect(line.keyPrefix).toBeUndefined();
+  expect(written.join('\n')).not.toContain(token.split('.')[2]);
+  expect(scrub(`refused ${token}`)).toBe('refused [redacted JWT]');
+});
 
 async function postGraphQL(body: unknown, headers: Record<string, string> = {}) {
   return fetch(`${server.url}/graphql`, {
@@ -52,6 +72,8 @@ it('writes one JSON line per /graphql request, with the caller, the operation an
     operationType: 'query',
     status: 200,
     keyPrefix: prefix,
+    credential: 'API_KEY',
+    userId: expect.any(Number),
   });
   expect(line.organizationIds.length).toBeGreaterThan(0);
   expect(line.statements).toBeGreaterThanOrEqual(1);

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { metricsListener } from '../src/observability/metrics.js';
+import { AUDIENCE, demoAccounts, TestProvider } from './helpers/oidc-provider.js';
 import { rest } from './helpers/rest.js';
 import { startInstance, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -91,5 +92,33 @@ it('serves /metrics on a port of its own instead of the main one when METRICS_PO
   } finally {
     apart.close();
     await instance.close();
+  }
+});
+
+it('counts requests by credential kind, and refused credentials by reason', async () => {
+  const provider = await TestProvider.start({ accounts: demoAccounts() });
+  const instance = await startInstance({ METRICS_TOKEN: token, OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: AUDIENCE });
+  try {
+    const send = (headers: Record<string, string>) =>
+      fetch(`${instance.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query: '{ me { rowId } }' }),
+      });
+    const before = await (await scrape(`${instance.url}/metrics`, `Bearer ${token}`)).text();
+    const count = (text: string, series: string) => seriesValue(text, series) ?? 0;
+    expect((await send({ authorization: `Bearer ${await provider.signIn('owner')}` })).status).toBe(200);
+    expect((await send({ 'x-api-key': server.keys.owner })).status).toBe(200);
+    expect((await send({ authorization: 'Bearer not-a-token' })).status).toBe(401);
+    const after = await (await scrape(`${instance.url}/metrics`, `Bearer ${token}`)).text();
+    for (const [series, added] of [
+      ['http_requests_by_credential_total{credential="BEARER_TOKEN"}', 1],
+      ['http_requests_by_credential_total{credential="API_KEY"}', 1],
+      ['auth_refusals_total{reason="MALFORMED_TOKEN"}', 1],
+    ] as const)
+      expect(count(after, series) - count(before, series), series).toBe(added);
+  } finally {
+    await instance.close();
+    await provider.close();
   }
 });

@@ -13,12 +13,15 @@ import {
   type GeneratedDocument,
   type Pools,
 } from './helpers/documents.js';
+import { demoKeyHolders } from '../src/db/seed/keys.js';
+import { AUDIENCE, demoAccounts, scopeOf, TestProvider } from './helpers/oidc-provider.js';
 import { crossOrganizationReferences, demoCallers, foreignRows, Visibility, type Caller } from './helpers/tenancy.js';
 
 // Random query documents generated from the schema, sent by every kind of caller through the read
 // planner and through the resolvers: the answers must be equal, value for value and key for key, and
 // hold no row of an organization the caller is not in; on PostgreSQL, the planner under row-level
-// security must answer them alike too. Seeded: TENANCY_SEED=<seed> replays a run;
+// security must answer them alike too. Each caller also signs in at a real OpenID provider, and its
+// bearer token (with the scope of its key's permission) must get its key's answers on both paths. Seeded: TENANCY_SEED=<seed> replays a run;
 // TENANCY_DOCUMENTS sets the documents per caller (a release runs thousands).
 
 const seed = Number(process.env.TENANCY_SEED ?? Date.now() % 2 ** 31);
@@ -35,16 +38,23 @@ let guarded: Gateway | undefined;
 let callers: Caller[];
 let visibility: Visibility;
 let pools: Pools;
+let provider: TestProvider;
+/** Each caller's bearer token, by name. */
+const tokens = new Map<string, string>();
 
 beforeAll(async () => {
   // On PostgreSQL the tables' owner is no superuser, so that row-level security holds for the guarded gateway.
   database = await openTestDatabase(undefined, { owner: tableOwnerRole });
   const { prisma } = database.database;
   await crossOrganizationReferences(prisma);
-  planned = createApp({ schema, config: loadConfig({}) });
-  resolved = createApp({ schema, config: { ...loadConfig({}), readPlans: false } });
-  if (database.url) guarded = createApp({ schema, config: { ...loadConfig({}), rowLevelSecurity: true } });
+  provider = await TestProvider.start({ accounts: demoAccounts(), accessTokenTtl: 3600 });
+  const config = loadConfig({ OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: AUDIENCE });
+  planned = createApp({ schema, config });
+  resolved = createApp({ schema, config: { ...config, readPlans: false } });
+  if (database.url) guarded = createApp({ schema, config: { ...config, rowLevelSecurity: true } });
   callers = await demoCallers(prisma, database.keys);
+  for (const caller of callers)
+    tokens.set(caller.name, await provider.signIn(caller.name, scopeOf(demoKeyHolders[caller.name])));
   visibility = await Visibility.of(prisma);
   pools = await poolsOf(prisma);
 });
@@ -52,16 +62,22 @@ afterAll(async () => {
   await planned?.close();
   await resolved?.close();
   await guarded?.close();
+  await provider?.close();
   await database?.drop();
 });
 
-async function answer(gateway: Gateway, caller: Caller, document: GeneratedDocument): Promise<string> {
+async function answer(
+  gateway: Gateway,
+  caller: Caller,
+  document: GeneratedDocument,
+  credential: 'key' | 'token' = 'key',
+): Promise<string> {
   const response = await gateway.request('/graphql', {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       accept: 'application/graphql-response+json',
-      'x-api-key': caller.key,
+      ...(credential === 'key' ? { 'x-api-key': caller.key } : { authorization: `Bearer ${tokens.get(caller.name)}` }),
     },
     body: JSON.stringify(document),
   });
@@ -87,6 +103,7 @@ describe('generated documents answer alike through the planner and the resolvers
     expect(callers.some((caller) => caller.organizations.size > 1)).toBe(true);
     expect(new Set(callers.map((caller) => [...caller.organizations].sort().join()))).toHaveProperty('size', 4);
     expect(names).toContain('viewer');
+    expect([...tokens.keys()]).toEqual(names);
   });
 
   it.each([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10])(
@@ -102,6 +119,12 @@ describe('generated documents answer alike through the planner and the resolvers
           await answer(resolved, caller, document),
         ];
         expect(fromPlanner, context).toBe(fromResolvers);
+        expect(await answer(planned, caller, document, 'token'), `${context}\n(bearer token, planned)`).toBe(
+          fromPlanner,
+        );
+        expect(await answer(resolved, caller, document, 'token'), `${context}\n(bearer token, resolved)`).toBe(
+          fromPlanner,
+        );
         if (guarded)
           expect(await answer(guarded, caller, document), `${context}\n(row-level security)`).toBe(fromPlanner);
         const body = JSON.parse(fromPlanner.slice(fromPlanner.indexOf(' ') + 1));

@@ -10,7 +10,8 @@ import { schema } from '../src/schema/index.js';
 
 const principal: Principal = {
   userId: 1,
-  keyId: 1,
+  credential: 'API_KEY',
+  holder: 'key:1',
   expiresAt: null,
   permission: 'READ_ONLY',
   isAdmin: false,

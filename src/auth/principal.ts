@@ -1,24 +1,31 @@
 import { db, prisma } from '../db/index.js';
 import type { DatabaseEngine } from '../db/engine.js';
 import type { Listening } from '../db/listen.js';
-import type { ApiKeyPermission, Role } from '../generated/prisma/enums.js';
+import type { ApiKeyPermission, CredentialKind, Role } from '../generated/prisma/enums.js';
 import { noteCaller, outsideRequests } from '../observability/requests.js';
 import { hashesMatch, hashSecret } from './api-keys.js';
 
-/** Who is calling: resolved from the API key once per request. */
+/** Who is calling: resolved from the API key or bearer token once per request. */
 export interface Principal {
   userId: number;
-  keyId: number;
-  /** When the key stops working; null for never. */
+  /** What the caller presented: an API key or an OpenID Connect issuer's bearer token. */
+  credential: CredentialKind;
+  /**
+   * Whose rate-limit bucket and subscriptions a request counts against: `key:<id>` for a key,
+   * `user:<id>` for every token of a user (a renewed token is the same caller).
+   */
+  holder: string;
+  /** When the key or token stops working; null for never. */
   expiresAt: Date | null;
+  /** The key's permission, or the most a token's scopes allow. */
   permission: ApiKeyPermission;
   /** A platform administrator sees every organization. */
   isAdmin: boolean;
   activeOrganizationId: number | null;
   /** The caller's role in each organization it belongs to. */
   roles: ReadonlyMap<number, Role>;
-  /** The first characters of the key's secret (never the secret): logs name the key by it. */
-  keyPrefix: string;
+  /** The first characters of the key's secret (never the secret): logs name the key by it. Tokens have none. */
+  keyPrefix?: string;
   /** The organizations the caller belongs to, for the request log. */
   organizationIds: readonly number[];
 }
@@ -32,7 +39,34 @@ export function forgetKey(secretHash: string): void {
   cache.delete(secretHash);
 }
 
-/** Forgets every key of a user (when the user's memberships or active organization change). */
+/** The principal cached under `id` (a key's hash, a token's), noted as the request's caller; none while `caching` is off. */
+export function cachedPrincipal(id: string, caching: boolean): Principal | undefined {
+  const cached = caching ? cache.get(id) : undefined;
+  if (!cached || cached.until <= Date.now()) return undefined;
+  noteCaller(cached.principal);
+  return cached.principal;
+}
+
+/** Writes between two sweeps of the cache: a renewed token is a new entry, and the old one is never asked for again. */
+const SWEEP_EVERY = 256;
+let writes = 0;
+
+/**
+ * Notes a principal as the request's caller and, while `caching`, caches it for `cacheMs`, never past
+ * its expiry (so a check at that instant asks again).
+ */
+export function rememberPrincipal(id: string, principal: Principal, caching: boolean): void {
+  noteCaller(principal);
+  if (!caching) return;
+  const now = Date.now();
+  if (++writes % SWEEP_EVERY === 0) for (const [cached, entry] of cache) if (entry.until <= now) cache.delete(cached);
+  cache.set(id, { principal, until: Math.min(now + cacheMs, principal.expiresAt?.getTime() ?? Infinity) });
+}
+
+/** Principals in the cache now, stale ones included until the next sweep; for tests. */
+export const cachedPrincipals = () => cache.size;
+
+/** Forgets every key and token of a user (when the user's memberships or active organization change). */
 export function forgetUser(userId: number): void {
   for (const [hash, entry] of cache) if (entry.principal.userId === userId) cache.delete(hash);
 }
@@ -73,13 +107,13 @@ function subscribe(subscription: Subscription): Promise<void> {
 }
 
 /**
- * Whether resolved keys may be cached: only while the subscription stands, once per database, to the
- * notifications its triggers send when a key, a user or a membership changes anywhere (another
+ * Whether resolved keys and tokens may be cached: only while the subscription stands, once per database, to the
+ * notifications its triggers send when a key, a user, an identity or a membership changes anywhere (another
  * process, the CLI, plain SQL; see the migration principal_change_notifications), so the cache never
  * outlives a revocation by more than the notification's trip. A lost subscription forgets every key.
  * The first request waits for the first attempt (bounded by the connection's timeout), no later one.
  */
-async function cacheable(): Promise<boolean> {
+export async function cacheable(): Promise<boolean> {
   const { engine } = db();
   if (watching?.engine !== engine) {
     cache.clear();
@@ -92,16 +126,29 @@ async function cacheable(): Promise<boolean> {
   return watching.listening?.standing === true;
 }
 
+/** What a principal takes from its user: admin, active organization, roles and organizations. */
+export function userPart(user: {
+  id: number;
+  isAdmin: boolean;
+  activeOrganizationId: number | null;
+  memberships: { organizationId: number; role: Role }[];
+}): Pick<Principal, 'userId' | 'isAdmin' | 'activeOrganizationId' | 'roles' | 'organizationIds'> {
+  return {
+    userId: user.id,
+    isAdmin: user.isAdmin,
+    activeOrganizationId: user.activeOrganizationId,
+    roles: new Map(user.memberships.map((membership) => [membership.organizationId, membership.role])),
+    organizationIds: user.memberships.map((membership) => membership.organizationId),
+  };
+}
+
 /** The principal of a presented secret, or null for a missing, unknown, revoked or expired key or an inactive user. */
 export async function resolvePrincipal(secret: string | null | undefined): Promise<Principal | null> {
   if (!secret) return null;
   const caching = await cacheable();
   const hash = hashSecret(secret);
-  const cached = caching ? cache.get(hash) : undefined;
-  if (cached && cached.until > Date.now()) {
-    noteCaller(cached.principal);
-    return cached.principal;
-  }
+  const cached = cachedPrincipal(hash, caching);
+  if (cached) return cached;
 
   const key = await prisma().apiKey.findUnique({
     where: { secretHash: hash },
@@ -119,24 +166,18 @@ export async function resolvePrincipal(secret: string | null | undefined): Promi
     return null;
   }
   const principal: Principal = {
-    userId: key.userId,
-    keyId: key.id,
+    ...userPart(key.user),
+    credential: 'API_KEY',
+    holder: `key:${key.id}`,
     expiresAt: key.expiresAt,
     permission: key.permission,
-    isAdmin: key.user.isAdmin,
-    activeOrganizationId: key.user.activeOrganizationId,
-    roles: new Map(key.user.memberships.map((membership) => [membership.organizationId, membership.role])),
     keyPrefix: key.prefix,
-    organizationIds: key.user.memberships.map((membership) => membership.organizationId),
   };
-  noteCaller(principal);
-  if (caching) {
-    // Never past the expiry, so a check at that instant asks the database.
-    cache.set(hash, { principal, until: Math.min(Date.now() + cacheMs, key.expiresAt?.getTime() ?? Infinity) });
-    // Recorded once per cache period, off the request's path.
+  rememberPrincipal(hash, principal, caching);
+  // Recorded once per cache period, off the request's path.
+  if (caching)
     void prisma()
       .apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } })
       .catch(() => {});
-  }
   return principal;
 }

@@ -7,12 +7,13 @@ import type { Principal } from './principal.js';
 /**
  * The models of the graph; file chunks are reached only by their unguessable file name
  * (src/files/db-store.ts), rate-limit buckets only by the limiter (src/http/rate-limit/), read
- * fences only by the replicas' routing (src/db/read-fence.ts), and live events only by each
- * instance's hub (src/live/hub.ts).
+ * fences only by the replicas' routing (src/db/read-fence.ts), live events only by each
+ * instance's hub (src/live/hub.ts), and identities only by the sign-in (src/auth/identities.ts)
+ * and the command line.
  */
 export type ModelName = Exclude<
   keyof PrismaTypes & string,
-  'FileChunk' | 'RateLimitBucket' | 'ReadFence' | 'LiveEvent'
+  'FileChunk' | 'RateLimitBucket' | 'ReadFence' | 'LiveEvent' | 'UserIdentity'
 >;
 
 /**

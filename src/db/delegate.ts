@@ -68,6 +68,7 @@ const delegates: { [M in ModelName]: (client: Client) => Delegate<M> } = {
   UserOrganization: (client) => client.userOrganization,
   UserInvite: (client) => client.userInvite,
   ApiKey: (client) => client.apiKey,
+  UserIdentity: (client) => client.userIdentity,
   UserActionLog: (client) => client.userActionLog,
   File: (client) => client.file,
   Whiteboard: (client) => client.whiteboard,

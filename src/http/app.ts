@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { getRequestListener } from '@hono/node-server';
 import { NoSchemaIntrospectionCustomRule, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { TokenVerifier } from '../auth/token-verifier.js';
 import type { Config, CorsOrigins } from '../config.js';
 import { db } from '../db/index.js';
 import { databaseTimeout, isDatabaseUnavailable } from '../db/unavailable.js';
@@ -60,6 +61,8 @@ export interface Gateway {
   trustedDocuments: TrustedDocuments | undefined;
   /** The origins whose pages may call either door and open a WebSocket (CORS_ORIGINS). */
   corsOrigins: CorsOrigins;
+  /** Verifies bearer tokens of the OpenID Connect issuers (OIDC_ISSUER); undefined: API keys only. */
+  tokens: TokenVerifier | undefined;
   /** REST, files, docs and probes. */
   router: Hono;
   /** What the node:http server runs: `/graphql` straight to Yoga's own Node adapter, the rest to the router. */
@@ -92,9 +95,10 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
   const measure = operationMeasure(config);
   const rateLimits = config.rateLimit && createRateLimits(config.rateLimit, measure);
   const trustedDocuments = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : undefined;
+  const tokens = config.oidc && new TokenVerifier(config.oidc);
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
-    context: contextFactory(live, rateLimits),
+    context: contextFactory(live, tokens, rateLimits),
     graphqlEndpoint: graphqlPath,
     // bodyLimits() limits bodies instead, counting only those that declare no length.
     maxRequestBodySize: false,
@@ -145,7 +149,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     });
   }
   // The legacy REST v1 routes, /api/openapi.json and /docs, all running through `yoga`.
-  const rest = restApi({ schema, yoga, config, rateLimits });
+  const rest = restApi({ schema, yoga, config, rateLimits, tokens });
   app.route('/', rest.router);
   app.notFound((c) => c.json({ detail: 'Not Found' }, 404));
   app.onError((error, c) => {
@@ -169,6 +173,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     live,
     trustedDocuments,
     corsOrigins: config.corsOrigins,
+    tokens,
     router: app,
     listener: observedListener(
       withCors(

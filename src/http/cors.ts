@@ -8,11 +8,12 @@ export interface CorsRule {
   exposed: readonly string[];
 }
 
-/** The request headers of both doors: the key, a JSON body, the caller's request id. */
-export const API_REQUEST_HEADERS = ['X-API-KEY', 'Content-Type', 'X-Request-Id'];
-/** What a page may read of an answer of either door: the request id and the rate limit. */
+/** The request headers of both doors: the key or bearer token, a JSON body, the caller's request id. */
+export const API_REQUEST_HEADERS = ['X-API-KEY', 'Authorization', 'Content-Type', 'X-Request-Id'];
+/** What a page may read of an answer of either door: the request id, a refused token's challenge, the rate limit. */
 export const API_EXPOSED_HEADERS = [
   'X-Request-Id',
+  'WWW-Authenticate',
   'RateLimit-Limit',
   'RateLimit-Remaining',
   'RateLimit-Reset',

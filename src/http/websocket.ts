@@ -3,7 +3,7 @@ import type { DocumentNode, ExecutionArgs } from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { resolvePrincipal } from '../auth/principal.js';
+import { authenticateRequest } from '../auth/credentials.js';
 import type { Gateway } from './app.js';
 import { allowsUpgrade } from './cors.js';
 import { idRequired, notInList } from './trusted-documents.js';
@@ -12,16 +12,27 @@ const GRAPHQL_PATH = '/graphql';
 
 type Enveloped = ReturnType<Gateway['yoga']['getEnveloped']>;
 
-/** The key of a WebSocket client: its connection parameters (browsers cannot set headers on a WebSocket), else the upgrade request's header. */
-function apiKeyOf(
-  params: Readonly<Record<string, unknown>> | undefined,
-  headers: Record<string, string | string[] | undefined>,
-): string | undefined {
-  const fromParams = params?.['X-API-KEY'] ?? params?.['x-api-key'];
-  if (typeof fromParams === 'string') return fromParams;
-  const header = headers['x-api-key'];
+type Params = Readonly<Record<string, unknown>> | undefined;
+type Headers = Record<string, string | string[] | undefined>;
+
+/** A credential of a WebSocket client: in its connection parameters (browsers cannot set headers on a WebSocket), else the upgrade request's header. */
+function credentialValue(params: Params, headers: Headers, name: 'X-API-KEY' | 'Authorization'): string | undefined {
+  const given = params && Object.entries(params).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1];
+  if (typeof given === 'string') return given;
+  const header = headers[name.toLowerCase()];
   return typeof header === 'string' ? header : undefined;
 }
+
+/** The credential's two values as headers, for the Request each operation's context is made from. */
+const credentialHeaders = (params: Params, headers: Headers): Record<string, string> =>
+  Object.fromEntries(
+    (['X-API-KEY', 'Authorization'] as const)
+      .map((name) => [name, credentialValue(params, headers, name)])
+      .filter(([, value]) => value !== undefined),
+  );
+
+/** graphql-ws's close reason is at most 123 bytes. */
+const closeReason = (message: string) => Buffer.from(`Forbidden: ${message}`).subarray(0, 123).toString();
 
 /**
  * Serves GraphQL over WebSocket (the graphql-transport-ws protocol of graphql-ws) on `server`'s
@@ -30,7 +41,7 @@ function apiKeyOf(
  */
 export function serveGraphQLOverWebSocket(
   server: Server,
-  gateway: Pick<Gateway, 'yoga' | 'trustedDocuments' | 'corsOrigins'>,
+  gateway: Pick<Gateway, 'yoga' | 'trustedDocuments' | 'corsOrigins' | 'tokens'>,
 ): () => Promise<void> {
   // Browsers send any page's Origin on a WebSocket and enforce nothing: the server applies CORS_ORIGINS itself.
   const sockets = new WebSocketServer({
@@ -42,19 +53,29 @@ export function serveGraphQLOverWebSocket(
   useServer(
     {
       onConnect: async (ctx) => {
-        if (await resolvePrincipal(apiKeyOf(ctx.connectionParams, ctx.extra.request.headers))) return true;
+        const { connectionParams: params } = ctx;
+        const { headers } = ctx.extra.request;
+        const { principal, refused } = await authenticateRequest(
+          credentialValue(params, headers, 'X-API-KEY'),
+          credentialValue(params, headers, 'Authorization'),
+          gateway.tokens,
+        );
+        if (principal) return true;
         // graphql-ws would close with a bare "Forbidden"; closing first keeps this reason (ws ignores a second close).
         ctx.extra.socket.close(
           CloseCode.Forbidden,
-          'Forbidden: the API key (X-API-KEY in the connection parameters) is missing, unknown, revoked or expired',
+          refused?.bearer
+            ? closeReason(`${refused.reason}: the bearer token (Authorization in the connection parameters) is refused`)
+            : 'Forbidden: the API key (X-API-KEY in the connection parameters) is missing, unknown, revoked or expired',
         );
         return false;
       },
       execute: (args) => (args.rootValue as Enveloped).execute(args),
       subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
       onSubscribe: async (ctx, _id, payload) => {
-        const key = apiKeyOf(ctx.connectionParams, ctx.extra.request.headers) ?? '';
-        const request = new Request(`http://localhost${GRAPHQL_PATH}`, { headers: { 'x-api-key': key } });
+        const request = new Request(`http://localhost${GRAPHQL_PATH}`, {
+          headers: credentialHeaders(ctx.connectionParams, ctx.extra.request.headers),
+        });
         const enveloped = gateway.yoga.getEnveloped({ request, params: payload });
         let document: DocumentNode;
         if (gateway.trustedDocuments) {

@@ -58,7 +58,7 @@ ${horizonSql}`;
  */
 export class LiveHub {
   private readonly listeners = new Set<Listener>();
-  private readonly openByKey = new Map<number, number>();
+  private readonly openByKey = new Map<string, number>();
   private reading: Reading | undefined;
   private wantedAt = 0;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -118,18 +118,18 @@ export class LiveHub {
     return this.listeners.size;
   }
 
-  /** Takes one of the key's subscription slots; false when all are taken. */
-  acquire(keyId: number): boolean {
-    const open = this.openByKey.get(keyId) ?? 0;
+  /** Takes one of the subscription slots of a key, or of a user's tokens (a principal's `holder`); false when all are taken. */
+  acquire(holder: string): boolean {
+    const open = this.openByKey.get(holder) ?? 0;
     if (open >= this.maxPerKey) return false;
-    this.openByKey.set(keyId, open + 1);
+    this.openByKey.set(holder, open + 1);
     return true;
   }
 
-  release(keyId: number): void {
-    const open = (this.openByKey.get(keyId) ?? 1) - 1;
-    if (open > 0) this.openByKey.set(keyId, open);
-    else this.openByKey.delete(keyId);
+  release(holder: string): void {
+    const open = (this.openByKey.get(holder) ?? 1) - 1;
+    if (open > 0) this.openByKey.set(holder, open);
+    else this.openByKey.delete(holder);
   }
 
   /** Calls `listener` with every event until the returned function is called. */

@@ -1,5 +1,7 @@
 import type { GraphQLError } from 'graphql';
-import { onPrincipalChange, resolvePrincipal, type Principal } from '../auth/principal.js';
+import { authenticate } from '../auth/credentials.js';
+import { onPrincipalChange, type Principal } from '../auth/principal.js';
+import { isRefusal } from '../auth/refusals.js';
 import { roleAllows } from '../auth/roles.js';
 import { principalOf, type Context } from '../schema/context.js';
 import { forbidden, tooManySubscriptions, unauthenticated } from '../schema/errors.js';
@@ -26,16 +28,16 @@ const mayRead = (principal: Principal, organizationId: number) =>
 
 /**
  * The caller's stream of the events in `scope`. The caller's access is checked again before every
- * event and whenever its user's keys or memberships change (the principal cache hears of it through
- * `principal_changed`), and when the key expires, event or none: a revoked or expired key or a
- * removed membership ends the stream with a final error.
+ * event and whenever its user's keys, identities or memberships change (the principal cache hears of
+ * it through `principal_changed`), and when the key or token expires, event or none: a revoked or
+ * expired key or token, a revoked identity or a removed membership ends the stream with a final error.
  */
 export async function openStream(ctx: Context, scope: StreamScope): Promise<AsyncIterable<Delivery>> {
   const { live } = ctx;
   const principal = principalOf(ctx);
-  const secret = ctx.request.headers.get('x-api-key');
+  const { credential } = ctx;
   await live.start();
-  if (!live.acquire(principal.keyId)) throw tooManySubscriptions(live.maxPerKey);
+  if (!live.acquire(principal.holder)) throw tooManySubscriptions(live.maxPerKey);
 
   let expiry: NodeJS.Timeout | undefined;
   let closed = false;
@@ -44,7 +46,7 @@ export async function openStream(ctx: Context, scope: StreamScope): Promise<Asyn
     stopEvents();
     stopChanges();
     clearTimeout(expiry);
-    live.release(principal.keyId);
+    live.release(principal.holder);
   });
   // Re-armed after every check, so an expiry moved since the stream opened is the one watched.
   const watchExpiry = (expiresAt: Date | null) => {
@@ -56,8 +58,14 @@ export async function openStream(ctx: Context, scope: StreamScope): Promise<Asyn
       ).unref();
   };
   const refusal = async (): Promise<GraphQLError | undefined> => {
-    const current = await resolvePrincipal(secret);
-    if (!current) return unauthenticated('The API key was revoked or has expired: the subscription ended');
+    const current = credential && (await authenticate(credential));
+    if (!current || isRefusal(current))
+      return unauthenticated(
+        current?.bearer
+          ? `${current.message} (the subscription ended)`
+          : 'The API key was revoked or has expired: the subscription ended',
+        current?.reason,
+      );
     if (!mayRead(current, scope.organizationId))
       return forbidden('Access to the organization was withdrawn: the subscription ended');
     watchExpiry(current.expiresAt);

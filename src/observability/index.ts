@@ -24,6 +24,8 @@ function logRequest(record: RequestRecord, route: string, status: number, ms: nu
       operationType: record.operationType,
       status,
       ms: Math.round(ms * 100) / 100,
+      userId: caller?.userId,
+      credential: caller?.credential,
       keyPrefix: caller?.keyPrefix,
       organizationIds: caller?.organizationIds,
       statements: record.statements,

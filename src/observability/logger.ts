@@ -9,14 +9,18 @@ import { currentRequest } from './requests.js';
 /** Deepest cause followed when an error is logged (a cycle must not loop). */
 const MAX_CAUSES = 8;
 
-// An API key's secret, and the value after a secret-like name in a message (Prisma quotes a failed call's arguments).
+// An API key's secret, a JSON Web Token, and the value after a secret-like name in a message (Prisma quotes a failed call's arguments).
 const SECRET_KEY = /wbg_[\w-]+/g;
+const JWT = /eyJ[\w-]*\.[\w-]+\.[\w-]*/g;
 const SECRET_FIELD =
   /((?:password|passwd|secret|token|api[_-]?key|authorization)\w*["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s,}]+)/gi;
 
-/** The text with API key secrets and the values of secret-named fields replaced. */
+/** The text with API key secrets, bearer tokens and the values of secret-named fields replaced. */
 export function scrub(text: string): string {
-  return text.replace(SECRET_KEY, 'wbg_[redacted]').replace(SECRET_FIELD, '$1"[redacted]"');
+  return text
+    .replace(SECRET_KEY, 'wbg_[redacted]')
+    .replace(JWT, '[redacted JWT]')
+    .replace(SECRET_FIELD, '$1"[redacted]"');
 }
 
 interface LoggedError {

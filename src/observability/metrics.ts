@@ -44,6 +44,25 @@ const errorsByCode = new Counter({
   registers,
 });
 
+const requestsByCredential = new Counter({
+  name: 'http_requests_by_credential_total',
+  help: 'HTTP requests (both doors) by the kind of credential that signed them in: API_KEY, BEARER_TOKEN, or none',
+  labelNames: ['credential'],
+  registers,
+});
+
+const refusals = new Counter({
+  name: 'auth_refusals_total',
+  help: 'Credentials refused, by reason code (INVALID_API_KEY, TOKEN_EXPIRED, UNKNOWN_KEY, ...)',
+  labelNames: ['reason'],
+  registers,
+});
+
+/** Counts a refused credential by its reason code (a fixed set: src/auth/refusals.ts). */
+export function countRefusal(reason: string): void {
+  refusals.inc({ reason });
+}
+
 /** What the gauges read when scraped; set by the app that owns the database and the subscriptions. */
 interface Sources {
   pool?(): { totalCount: number; idleCount: number; waitingCount: number } | undefined;
@@ -133,6 +152,7 @@ export function recordRequest(record: RequestRecord, route: string, status: numb
   const operation = operationLabel(record.operationName);
   requestDuration.observe({ method: record.method, route, operation, status }, seconds);
   requestStatements.observe({ route, operation }, record.statements);
+  requestsByCredential.inc({ credential: record.caller?.credential ?? 'none' });
 }
 
 /** Counts errors by code. */

@@ -5,10 +5,13 @@ import type { Span } from '@opentelemetry/api';
 import { getOperationAST, type ExecutionArgs } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
-/** Who is calling, as the request log names them (src/auth/principal.ts resolves it from the API key). */
+/** Who is calling, as the request log names them (src/auth/ resolves it from the API key or bearer token). */
 export interface Caller {
-  /** The first characters of the key's secret, never the secret. */
-  keyPrefix: string;
+  userId: number;
+  /** `API_KEY` or `BEARER_TOKEN`. */
+  credential: string;
+  /** The first characters of a key's secret, never the secret; tokens have none. */
+  keyPrefix?: string;
   organizationIds: readonly number[];
 }
 

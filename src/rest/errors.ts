@@ -1,3 +1,4 @@
+import { bearerChallenge, type Refusal, type RefusalReason } from '../auth/refusals.js';
 import { boundedMessage, quotable } from '../http/quoting.js';
 import { rateLimitedMessage, type Decision } from '../http/rate-limit/index.js';
 import { logError } from '../observability/logger.js';
@@ -20,10 +21,16 @@ export interface Answer {
 /** An error of a GraphQL response, as Yoga formats it. */
 export interface GraphQLErrorJson {
   message: string;
-  extensions?: { code?: string; field?: string };
+  extensions?: { code?: string; field?: string; reason?: RefusalReason; http?: { headers?: Record<string, string> } };
 }
 
 export const notAuthenticated = (): Answer => ({ status: 403, body: { detail: 'Not authenticated' } });
+/** A refused bearer token: 401 with the reason in the legacy body and RFC 6750's challenge. */
+export const tokenRefused = (refused: Refusal): Answer => ({
+  status: 401,
+  body: { detail: refused.message },
+  headers: { 'WWW-Authenticate': bearerChallenge(refused) },
+});
 export const notFound = (): Answer => ({ status: 404, body: { detail: 'Not found' } });
 export const unsupportedMediaType = (expected: string): Answer => ({
   status: 415,
@@ -102,7 +109,11 @@ const byCode: Record<
   string,
   (error: GraphQLErrorJson, route: CompiledRoute, variables: Record<string, unknown>) => Answer
 > = {
-  UNAUTHENTICATED: notAuthenticated,
+  // A token refused by the context (it expired between the route's check and its operation) stays a 401.
+  UNAUTHENTICATED: (error) =>
+    error.extensions?.http?.headers?.['WWW-Authenticate']
+      ? { status: 401, body: { detail: error.message }, headers: error.extensions.http.headers }
+      : notAuthenticated(),
   FORBIDDEN: detail(403),
   NOT_FOUND: notFound,
   CONFLICT: detail(409),

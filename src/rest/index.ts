@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { TokenVerifier } from '../auth/token-verifier.js';
 import type { Config } from '../config.js';
 import type { RateLimits } from '../http/rate-limit/index.js';
 import { limitByKind, uploadBodyBytes } from '../files/http.js';
@@ -43,6 +44,8 @@ export function restApi(options: {
   config: Config;
   /** Charges each call to its key's bucket. @default undefined: no rate limit */
   rateLimits?: RateLimits;
+  /** Verifies bearer tokens. @default undefined: API keys only */
+  tokens?: TokenVerifier;
   /** @default the whole table of routes/index.ts */
   routes?: Route[];
 }): { router: Hono; methodsAt(pathname: string): string[] } {
@@ -64,6 +67,7 @@ export function restApi(options: {
       compiled,
       options.yoga,
       options.rateLimits && { rateLimits: options.rateLimits, schema: options.schema },
+      options.tokens,
     ),
   );
   return { router: app, methodsAt: methodsOf(compiled) };

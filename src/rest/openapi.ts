@@ -154,6 +154,12 @@ function responses(route: CompiledRoute, schemas: JsonSchemas) {
         };
   return {
     [status]: success,
+    401: {
+      ...error('A bearer token refused: the reason code in detail, as in WWW-Authenticate'),
+      headers: {
+        'WWW-Authenticate': { description: "RFC 6750's challenge naming the reason.", schema: { type: 'string' } },
+      },
+    },
     403: error(route.public ? 'Not permitted' : 'Not authenticated (missing or invalid X-API-KEY), or not permitted'),
     ...(route.kind === 'object' || route.kind === 'payload' || route.kind === 'empty'
       ? { 404: error('Not found') }
@@ -214,7 +220,7 @@ export function openApiDocument(routes: CompiledRoute[]): Record<string, unknown
     info: {
       title: 'Whiteboard gateway: legacy REST v1',
       version: '1',
-      description: `Every legacy /api/.../v1/ operation, answered by the GraphQL gateway at /graphql. Send the X-API-KEY header. Lists take limit (default ${defaultLimit}, at most ${maxLimit}) and offset and send the total in X-Total-Count.`,
+      description: `Every legacy /api/.../v1/ operation, answered by the GraphQL gateway at /graphql. Send the X-API-KEY header, or Authorization: Bearer with an access token of the gateway's OpenID Connect issuer. Lists take limit (default ${defaultLimit}, at most ${maxLimit}) and offset and send the total in X-Total-Count.`,
     },
     // The paths are absolute from the root of the server that serves this document.
     servers: [{ url: '/', description: 'This gateway' }],
@@ -225,8 +231,11 @@ export function openApiDocument(routes: CompiledRoute[]): Record<string, unknown
     paths,
     components: {
       schemas: { ...fixedSchemas, ...schemas.schemas },
-      securitySchemes: { APIKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-KEY' } },
+      securitySchemes: {
+        APIKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-KEY' },
+        BearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      },
     },
-    security: [{ APIKeyHeader: [] }],
+    security: [{ APIKeyHeader: [] }, { BearerToken: [] }],
   };
 }

@@ -1,10 +1,18 @@
 import type { IncomingMessage } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
 import { Hono, type Context } from 'hono';
-import { resolvePrincipal } from '../auth/principal.js';
+import { authenticateRequest } from '../auth/credentials.js';
+import type { TokenVerifier } from '../auth/token-verifier.js';
 import { addressOf, rateLimitHeaders, type RateLimits } from '../http/rate-limit/index.js';
 import type { CompiledRoute } from './compile.js';
-import { invalid, notAuthenticated, tooManyRequests, unsupportedMediaType, type Answer } from './errors.js';
+import {
+  invalid,
+  notAuthenticated,
+  tokenRefused,
+  tooManyRequests,
+  unsupportedMediaType,
+  type Answer,
+} from './errors.js';
 import { execute, type GraphQLPipeline } from './execute.js';
 import { readRequest, refusedBodyType } from './request.js';
 
@@ -46,14 +54,21 @@ async function handle(
   route: CompiledRoute,
   yoga: GraphQLPipeline,
   limited: RestRateLimits | undefined,
+  tokens: TokenVerifier | undefined,
 ): Promise<Answer> {
-  // The key first, so a caller without one learns nothing about the parameters. The principal
+  // The credential first, so a caller without one learns nothing about the parameters. The principal
   // resolver is the one the GraphQL context uses; its cache makes the second call a lookup.
-  const principal = await resolvePrincipal(c.req.header('x-api-key'));
-  // Without a valid key, a call is charged a point to its address: a refusal, or a public route's call.
+  const { principal, refused } = await authenticateRequest(
+    c.req.header('x-api-key'),
+    c.req.header('authorization'),
+    tokens,
+  );
+  // Without a valid credential, a call is charged a point to its address: a refusal, or a public route's call.
   if (!principal) {
     const decision = await limited?.rateLimits.chargeAddress(c.req.raw, addressOf(incomingOf(c)));
     if (decision && !decision.admitted) return tooManyRequests(decision, 1);
+    // A refused bearer token is 401 even on a public route: the caller meant to sign in. A key keeps the legacy 403.
+    if (refused?.bearer) return tokenRefused(refused);
     if (!route.public) return notAuthenticated();
   }
   const expected = refusedBodyType(route, c.req);
@@ -83,11 +98,16 @@ export function methodsOf(routes: CompiledRoute[]): (pathname: string) => string
 }
 
 /** Mounts every route of the table, and answers 405, a slash redirect or 404 for the rest of /api. */
-export function restRoutes(routes: CompiledRoute[], yoga: GraphQLPipeline, limited?: RestRateLimits): Hono {
+export function restRoutes(
+  routes: CompiledRoute[],
+  yoga: GraphQLPipeline,
+  limited?: RestRateLimits,
+  tokens?: TokenVerifier,
+): Hono {
   const app = new Hono();
   for (const route of [...routes].sort(bySpecificity)) {
     app.on(route.method, honoPath(route.path), async (c) =>
-      write(c, await handle(c, route, yoga, limited), limited?.rateLimits),
+      write(c, await handle(c, route, yoga, limited, tokens), limited?.rateLimits),
     );
   }
   const methodsAt = methodsOf(routes);

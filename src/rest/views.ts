@@ -21,7 +21,7 @@ export const membership = `id: rowId user_id: userId organization_id: organizati
 
 export const invite = `id: rowId email organization_id: organizationId role invited_by_id: invitedById expires_at: expiresAt accepted_at: acceptedAt ${timestamps}`;
 
-export const actionLog = `id: rowId user_id: userId organization_id: organizationId method entity_type: entityType entity_id: entityId created_at: createdAt`;
+export const actionLog = `id: rowId user_id: userId organization_id: organizationId method credential entity_type: entityType entity_id: entityId created_at: createdAt`;
 
 /** The seven fields of the archive answer. */
 export const whiteboardArchive = `id: rowId name description author_id: authorId organization_id: organizationId in_the_archive: inTheArchive mini_drawing_id: miniDrawingId`;

@@ -1,6 +1,6 @@
 import { builder } from './builder.js';
 import { rowIdNode } from './global-id.js';
-import { ActionMethod, ActionMethodFilter } from './enums.js';
+import { ActionMethod, ActionMethodFilter, CredentialKind } from './enums.js';
 import { defineRootFields } from './root-fields.js';
 import { visibleRelation } from './relations.js';
 
@@ -12,6 +12,12 @@ builder.prismaNode('UserActionLog', {
     userId: t.exposeInt('userId'),
     organizationId: t.exposeInt('organizationId', { nullable: true }),
     method: t.expose('method', { type: ActionMethod }),
+    credential: t.expose('credential', {
+      type: CredentialKind,
+      nullable: true,
+      description:
+        'How the user was signed in: an API key or a bearer token; null for entries of no credential (demo data, a registration by invite, entries older than the field).',
+    }),
     entityType: t.exposeString('entityType'),
     entityId: t.exposeInt('entityId'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),

@@ -7,7 +7,7 @@ import { prisma } from '../db/index.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { Context } from './context.js';
-import { badUserInput, forbidden } from './errors.js';
+import { badUserInput, credentialNames, forbidden } from './errors.js';
 import { decodeGlobalId, loadNodes } from './global-id.js';
 import { readPlan } from '../read-plans/extensions.js';
 
@@ -42,7 +42,11 @@ export const builder = new SchemaBuilder<{
       platformAdmin: !!ctx.principal?.isAdmin,
     }),
     unauthorizedError: (_parent, ctx, _info, result) =>
-      forbidden(ctx.principal?.permission === 'READ_ONLY' ? 'This API key is read-only' : result.message),
+      forbidden(
+        ctx.principal?.permission === 'READ_ONLY'
+          ? `This ${credentialNames[ctx.principal.credential]} is read-only`
+          : result.message,
+      ),
   },
   relay: {
     clientMutationId: 'omit',

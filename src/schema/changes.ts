@@ -6,7 +6,7 @@ import type { ActionMethod } from '../generated/prisma/enums.js';
 import { principalOf, type Context } from './context.js';
 import type { EventKind } from '../live/events.js';
 import { publishChanges } from '../live/publish.js';
-import { forbidden, notFound } from './errors.js';
+import { credentialNames, forbidden, notFound } from './errors.js';
 
 export type Transaction = Parameters<Parameters<Prisma['$transaction']>[0]>[0];
 
@@ -14,7 +14,8 @@ export type Transaction = Parameters<Parameters<Prisma['$transaction']>[0]>[0];
 export function authorize(ctx: Context, action: Action, organizationId: number): void {
   const principal = principalOf(ctx);
   const { what, key } = permissions[action];
-  if (!keyAllows(principal.permission, key)) throw forbidden(`A ${principal.permission} API key may not ${what}`);
+  if (!keyAllows(principal.permission, key))
+    throw forbidden(`A ${principal.permission} ${credentialNames[principal.credential]} may not ${what}`);
   const role = principal.roles.get(organizationId);
   if (!principal.isAdmin && !roleAllows(role, action))
     throw forbidden(`The ${role ?? 'non-member'} role may not ${what}`);
@@ -65,9 +66,11 @@ export function recordChange<T extends { id: number } | { id: number }[]>(
       typeof change.organizationId === 'function' ? change.organizationId(row) : change.organizationId;
     // Rows keep what the work read with them (a deleted row's board), for the subscribers.
     const logged = rows.map((row) => ({ ...row, organizationId: organizationOf(row) }));
+    const { userId, credential } = principalOf(ctx);
     await tx.userActionLog.createMany({
       data: logged.map((row) => ({
-        userId: principalOf(ctx).userId,
+        userId,
+        credential,
         organizationId: row.organizationId,
         method: change.method,
         entityType: change.entityType,

@@ -1,3 +1,4 @@
+import type { Credential } from '../auth/credentials.js';
 import type { Principal } from '../auth/principal.js';
 import type { ModelName } from '../auth/tenancy.js';
 import type { PlannedQuery, Row } from '../db/delegate.js';
@@ -13,10 +14,12 @@ export interface Loaders {
   row<M extends ModelName>(model: M, selection: PlannedQuery<M>, id: number): Promise<Row<M> | null>;
 }
 
-/** Made per request (src/http/context.ts); an operation runs as the principal of its API key, or anonymously without one. */
+/** Made per request (src/http/context.ts); an operation runs as the principal of its API key or bearer token, or anonymously without one. */
 export interface Context {
   request: Request;
-  /** Null for a request without a key, which may ask only for public fields (src/http/use-require-principal.ts). */
+  /** What the caller presented, so a subscription can ask again whether it still holds. */
+  credential: Credential | null;
+  /** Null for a request without a credential, which may ask only for public fields (src/http/use-require-principal.ts). */
   principal: Principal | null;
   /** The instance's subscriptions. */
   live: LiveHub;

@@ -10,6 +10,10 @@ export const Role = builder.enumType(prismaEnums.Role, {
 });
 export const ApiKeyPermission = builder.enumType(prismaEnums.ApiKeyPermission, { name: 'ApiKeyPermission' });
 export const ActionMethod = builder.enumType(prismaEnums.ActionMethod, { name: 'ActionMethod' });
+export const CredentialKind = builder.enumType(prismaEnums.CredentialKind, {
+  name: 'CredentialKind',
+  description: 'What a caller presented: an API key, or the bearer token of an OpenID Connect issuer.',
+});
 export const DataStreamConnectionDirection = builder.enumType(prismaEnums.DataStreamConnectionDirection, {
   name: 'DataStreamConnectionDirection',
 });

@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { bearerChallenge, type Refusal, type RefusalReason } from '../auth/refusals.js';
 import type { DatabaseTimeout } from '../db/unavailable.js';
 
 // Errors carry their kind in `extensions.code`. A field error does not set the HTTP status: an
@@ -15,12 +16,24 @@ export function badUserInput(message: string, field: string): GraphQLError {
   return expected('BAD_USER_INPUT', message, { field });
 }
 
-/** No valid API key: missing, unknown, revoked, expired, or its user is inactive. */
+/** No valid credential: missing, unknown, revoked, expired, or its user is inactive; `reason` says which when known. */
 export function unauthenticated(
   message = 'Not authenticated: send a valid API key in the X-API-KEY header',
+  reason?: RefusalReason,
 ): GraphQLError {
-  return expected('UNAUTHENTICATED', message, { http: { status: 401 } });
+  return expected('UNAUTHENTICATED', message, { ...(reason && { reason }), http: { status: 401 } });
 }
+
+/** A refused credential: UNAUTHENTICATED with its reason code; a bearer token's with RFC 6750's challenge. */
+export function refused(refusal: Refusal): GraphQLError {
+  const http = refusal.bearer
+    ? { status: 401, headers: { 'WWW-Authenticate': bearerChallenge(refusal) } }
+    : { status: 401 };
+  return expected('UNAUTHENTICATED', refusal.message, { reason: refusal.reason, http });
+}
+
+/** How a refusal names what the caller presented. */
+export const credentialNames = { API_KEY: 'API key', BEARER_TOKEN: 'bearer token' } as const;
 
 export function forbidden(message: string): GraphQLError {
   return expected('FORBIDDEN', message);

@@ -75,29 +75,30 @@ function referenceSql(model: OrganizationScopedModel, n: number, alias: string, 
 
 /**
  * The insert of the action log entries (method UPDATE) of the rows a statement wrote (the CTE `rows`,
- * with their `id` and `organization_id`), by the user $4 at the time $5: the parameters of every
- * statement that writes its own log.
+ * with their `id` and `organization_id`), by the user $4 at the time $5 with the credential kind
+ * `credential`: the parameters of every statement that writes its own log.
  */
-export function actionLogInsertSql(rows: string, entityType: string): string {
-  const columns = ['userId', 'organizationId', 'method', 'entityType', 'entityId', 'createdAt'].map((field) =>
-    columnOf('UserActionLog', field),
+export function actionLogInsertSql(rows: string, entityType: string, credential: string): string {
+  const columns = ['userId', 'organizationId', 'method', 'entityType', 'entityId', 'createdAt', 'credential'].map(
+    (field) => columnOf('UserActionLog', field),
   );
   return `INSERT INTO ${tableOf('UserActionLog')} (${columns.join(', ')})
-  SELECT $4::int, organization_id, 'UPDATE', ${entityType}, id, $5::timestamp(3) FROM ${rows}`;
+  SELECT $4::int, organization_id, 'UPDATE', ${entityType}, id, $5::timestamp(3), ${credential} FROM ${rows}`;
 }
 
 // Parameters: $1 row id, $2 and $3 the organizations whose rows the caller may see and may change
-// (null: all), $4 the user, $5 the time, $6 the entity type, $7 the event kind, $8... the columns.
+// (null: all), $4 the user, $5 the time, $6 the entity type, $7 the event kind, $8 the caller's
+// credential kind, $9... the columns.
 function statementText(model: OrganizationScopedModel, columns: string[], references: Reference[]): string {
   const { joins, organization, board } = ownership(model, 't');
   const id = columnOf(model, 'id');
   const checks = references.map(
     (reference, i) =>
-      `${referenceSql(reference.model, columns.indexOf(reference.column) + 8, `r${i}`, organization)} AS ok${i}`,
+      `${referenceSql(reference.model, columns.indexOf(reference.column) + 9, `r${i}`, organization)} AS ok${i}`,
   );
   const updatedAt = datamodel[model].fields.find((field) => field.isUpdatedAt && !columns.includes(field.name));
   const assignments = [
-    ...columns.map((column, i) => `${columnOf(model, column)} = $${i + 8}`),
+    ...columns.map((column, i) => `${columnOf(model, column)} = $${i + 9}`),
     ...(updatedAt ? [`${columnOf(model, updatedAt.name)} = $5::timestamp(3)`] : []),
   ];
   const announce = eventsInsertSql(
@@ -119,7 +120,7 @@ function statementText(model: OrganizationScopedModel, columns: string[], refere
   FROM target WHERE w.${id} = target.id AND ($3::int[] IS NULL OR target.organization_id = ANY($3::int[]))${checks.map((_, i) => ` AND target.ok${i}`).join('')}
   RETURNING target.*, row_to_json(w)::text AS row
 ), logged AS (
-  ${actionLogInsertSql('written', '$6::text')}
+  ${actionLogInsertSql('written', '$6::text', '$8::credential_kind')}
 ), announced AS (
   ${announce} RETURNING 1
 )
@@ -179,6 +180,7 @@ export async function updateRow<M extends OrganizationScopedModel>(
     new Date().toISOString(),
     update.entityType,
     update.event ?? 'UPDATED',
+    principal.credential,
     ...values,
   ]);
   if (!row) throw notFound(update.label);

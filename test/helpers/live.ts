@@ -45,17 +45,24 @@ function resultQueue() {
   };
 }
 
+/** An API key's secret, or a bearer token. */
+export type TestCredential = string | { bearer: string };
+
+/** The header of a credential: X-API-KEY for a key, Authorization for a bearer token. */
+export const credentialHeader = (credential: TestCredential): Record<string, string> =>
+  typeof credential === 'string' ? { 'x-api-key': credential } : { authorization: `Bearer ${credential.bearer}` };
+
 /** Subscribes over Server-Sent Events with a plain fetch; resolves once the server answered `text/event-stream`. */
 export async function subscribeSse(
   url: string,
-  key: string,
+  key: TestCredential,
   query: string,
   variables: Record<string, unknown> = {},
 ): Promise<Subscription & { response: Response }> {
   const abort = new AbortController();
   const response = await fetch(`${url}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': key },
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...credentialHeader(key) },
     body: JSON.stringify({ query, variables }),
     signal: abort.signal,
   });
@@ -86,17 +93,17 @@ export async function subscribeSse(
   return { response, next: queue.next, ended: queue.ended, close: () => abort.abort() };
 }
 
-/** Subscribes over WebSocket with the graphql-ws client, the key in the connection parameters. */
+/** Subscribes over WebSocket with the graphql-ws client, the key (or token) in the connection parameters. */
 export function subscribeWs(
   url: string,
-  key: string,
+  key: TestCredential,
   query: string,
   variables: Record<string, unknown> = {},
 ): Subscription {
   const client = createClient({
     url: `${url.replace(/^http/, 'ws')}/graphql`,
     webSocketImpl: WebSocket,
-    connectionParams: { 'X-API-KEY': key },
+    connectionParams: typeof key === 'string' ? { 'X-API-KEY': key } : { Authorization: `Bearer ${key.bearer}` },
     retryAttempts: 0,
   });
   const queue = resultQueue();

@@ -136,6 +136,7 @@ export async function contextOf(key: string): Promise<Context> {
   const principal = await resolvePrincipal(key);
   return {
     request: new Request('http://localhost/graphql'),
+    credential: { kind: 'API_KEY', secret: key },
     principal,
     live: undefined as never,
     loaders: createLoaders(principal),

@@ -1,10 +1,16 @@
 import { createClient, type Client } from 'graphql-ws';
 import type { TypedDocumentString } from './generated/graphql/graphql.js';
 
-/** A GraphQL error as the gateway answers it: `extensions.code` says which kind (README: Errors). */
+/** The gateway, and how the caller is presented: an API key (X-API-KEY), or the signed-in user's access token (Authorization). */
+export interface Gateway {
+  url: string;
+  credentials(): Promise<Record<string, string>>;
+}
+
+/** A GraphQL error as the gateway answers it: `extensions.code` says which kind, `extensions.reason` why a credential was refused (README: Errors). */
 export interface GraphQLErrorJson {
   message: string;
-  extensions?: { code?: string };
+  extensions?: { code?: string; reason?: string };
 }
 
 export class GraphQLRequestError extends Error {
@@ -21,17 +27,13 @@ function persisted<V>(document: TypedDocumentString<unknown, V>, variables: V) {
 }
 
 /** Runs a query or mutation over HTTP; its data, typed by the document, or a GraphQLRequestError. */
-export async function execute<R, V>(
-  gateway: { url: string; key: string },
-  document: TypedDocumentString<R, V>,
-  variables: V,
-): Promise<R> {
+export async function execute<R, V>(gateway: Gateway, document: TypedDocumentString<R, V>, variables: V): Promise<R> {
   const response = await fetch(`${gateway.url}/graphql`, {
     method: 'POST',
     headers: {
       'Content-Type': 'application/json',
       Accept: 'application/graphql-response+json',
-      'X-API-KEY': gateway.key,
+      ...(await gateway.credentials()),
     },
     body: JSON.stringify(persisted(document, variables)),
   });
@@ -40,11 +42,14 @@ export async function execute<R, V>(
   return result.data;
 }
 
-/** The WebSocket of subscriptions (graphql-transport-ws); browsers cannot set headers on it, so the key goes in the connection parameters. */
-export function subscriptions(gateway: { url: string; key: string }): Client {
+/**
+ * The WebSocket of subscriptions (graphql-transport-ws); browsers cannot set headers on it, so the key
+ * or token goes in the connection parameters, read again at each connection.
+ */
+export function subscriptions(gateway: Gateway): Client {
   return createClient({
     url: `${gateway.url.replace(/^http/, 'ws')}/graphql`,
-    connectionParams: { 'X-API-KEY': gateway.key },
+    connectionParams: () => gateway.credentials(),
   });
 }
 

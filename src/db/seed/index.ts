@@ -10,7 +10,9 @@ import { demoKeyHolders, issueDemoKeys, type DemoKeys } from './keys.js';
 
 type Tx = Client.TransactionClient;
 // The demo's file rows name no stored bytes, so file chunks are not demo data, nor are rate-limit buckets or read fences.
-type Delegate = Uncapitalize<Exclude<Client.ModelName, 'FileChunk' | 'RateLimitBucket' | 'ReadFence' | 'LiveEvent'>>;
+type Delegate = Uncapitalize<
+  Exclude<Client.ModelName, 'FileChunk' | 'RateLimitBucket' | 'ReadFence' | 'LiveEvent' | 'UserIdentity'>
+>;
 
 const boards = data.whiteboards;
 const objects = boards.flatMap((b) => b.objects);

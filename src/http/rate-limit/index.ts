@@ -17,8 +17,6 @@ export const costOf = (rows: number) => Math.max(1, Math.ceil(rows / maxPageSize
 export const addressOf = (incoming: IncomingMessage | undefined) =>
   `address:${incoming?.socket.remoteAddress ?? 'unknown'}`;
 
-const keyOf = (principal: Principal) => `key:${principal.keyId}`;
-
 /** The RateLimit-* fields of draft-ietf-httpapi-ratelimit-headers-06, and Retry-After on a refusal. */
 export function rateLimitHeaders(decision: Decision): Record<string, string> {
   const headers: Record<string, string> = {
@@ -43,7 +41,8 @@ export function rateLimitedError(decision: Decision, cost: number): GraphQLError
 }
 
 /**
- * The rate limit of one gateway instance: a token bucket per API key, charged the cost of each
+ * The rate limit of one gateway instance: a token bucket per API key (and per user for bearer
+ * tokens: the principal's `holder`), charged the cost of each
  * operation from the row count of the operation limits (costOf), and one per client address,
  * charged a point for each request refused for want of a valid key. `/graphql` charges in the
  * envelop pipeline (plugin.ts); a REST call is charged once by its route, before anything runs.
@@ -79,7 +78,7 @@ export class RateLimits {
     const measured = this.measure(schema, document, operation, variables);
     if ('refusal' in measured) return undefined;
     const cost = costOf(measured.rows);
-    return { cost, decision: this.take(request, keyOf(principal), cost) };
+    return { cost, decision: this.take(request, principal.holder, cost) };
   }
 
   /** Charges a request without a valid key to its address: a point. */

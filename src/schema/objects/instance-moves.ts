@@ -19,12 +19,12 @@ const placement = fieldsOf<typeof model>(instancePlacement);
 const sqlTypes: Record<string, string> = { Float: 'float8', Int: 'int' };
 
 // Parameters: $1 the board, $2 and $3 the organizations whose rows the caller may see and may change
-// (null: all), $4 the user, $5 the time, $6 the instances' ids, $7... one array per placement column
-// (null where an instance keeps its value). The found instances are locked in id order before any is
+// (null: all), $4 the user, $5 the time, $6 the instances' ids, $7 the caller's credential kind, $8...
+// one array per placement column (null where an instance keeps its value). The found instances are locked in id order before any is
 // written, so that one deleted meanwhile stops the whole move and two moves never deadlock.
 function statementText(): string {
   const instance = tableOf(model);
-  const arrays = placement.map(([, spec], i) => `$${i + 7}::${sqlTypes[spec.type as string]}[]`);
+  const arrays = placement.map(([, spec], i) => `$${i + 8}::${sqlTypes[spec.type as string]}[]`);
   const assignments = [
     ...placement.map(([name], i) => `${columnOf(model, name)} = COALESCE(m.c${i}, w.${columnOf(model, name)})`),
     `${columnOf(model, 'updatedAt')} = $5::timestamp(3)`,
@@ -57,7 +57,7 @@ function statementText(): string {
   FROM moves m, board WHERE w.id = m.id AND (SELECT n FROM missing) IS NULL
   RETURNING m.n, w.id, board.organization_id, row_to_json(w) AS row
 ), logged AS (
-  ${actionLogInsertSql('written', `'${model}'::text`)}
+  ${actionLogInsertSql('written', `'${model}'::text`, '$7::credential_kind')}
 ), moved AS (
   SELECT board.id, board.organization_id, json_agg(written.id ORDER BY written.n) AS row_ids
   FROM board, written GROUP BY board.id, board.organization_id
@@ -117,6 +117,7 @@ async function moveInstances(ctx: Context, whiteboardId: number, moves: Move[]):
     principal.userId,
     new Date().toISOString(),
     moves.map((move) => move.rowId),
+    principal.credential,
     ...placement.map(([name]) => moves.map((move) => parameter(move.data[name] ?? null))),
   ]);
   if (!row) throw notFound('Whiteboard');
