@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { firstWrite, patroniStack, runFailover, type Stack } from './helpers/chaos.js';
-import { expectNoBug, expectWithinBound } from './helpers/fault-assertions.js';
-import { onDatabase, timedGraphQL, timedRest, type Answered } from './helpers/faults.js';
-import { subscribeSse, type Subscription } from './helpers/live.js';
-import { phaseTable } from './helpers/load.js';
-import type { PatroniCluster } from './helpers/patroni.js';
-import { startPgBouncer, type PgBouncer } from './helpers/pgbouncer.js';
-import { startGateway, type GatewayProcess } from './helpers/processes.js';
+import { firstWrite, patroniStack, runFailover, type Stack } from '../helpers/chaos.js';
+import { expectNoBug, expectWithinBound } from '../helpers/fault-assertions.js';
+import { onDatabase, timedGraphQL, timedRest, type Answered } from '../helpers/faults.js';
+import { subscribeSse, type Subscription } from '../helpers/live.js';
+import { phaseTable } from '../helpers/load.js';
+import type { PatroniCluster } from '../helpers/patroni.js';
+import { startPgBouncer, type PgBouncer } from '../helpers/pgbouncer.js';
+import { startGateway, type GatewayProcess } from '../helpers/processes.js';
 
 // Failover on the high-availability stack most PostgreSQL deployments run: Patroni (two nodes,
 // synchronous_mode) over etcd, HAProxy routing by Patroni's health checks. Two gateways take

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../src/db/index.js';
-import { seedDemo } from '../src/db/seed/index.js';
-import type { DemoKeys } from '../src/db/seed/keys.js';
-import { eventually, holdRowLock, onDatabase, timedGraphQL, timedRest, type Answered } from './helpers/faults.js';
-import { startPgBouncer, type PgBouncer } from './helpers/pgbouncer.js';
-import { createPrivateCluster, createReplica, type PrivateCluster } from './helpers/private-postgres.js';
-import { startGateway, type GatewayProcess } from './helpers/processes.js';
+import { openDatabase, type Database } from '../../src/db/index.js';
+import { seedDemo } from '../../src/db/seed/index.js';
+import type { DemoKeys } from '../../src/db/seed/keys.js';
+import { eventually, holdRowLock, onDatabase, timedGraphQL, timedRest, type Answered } from '../helpers/faults.js';
+import { startPgBouncer, type PgBouncer } from '../helpers/pgbouncer.js';
+import { createPrivateCluster, createReplica, type PrivateCluster } from '../helpers/private-postgres.js';
+import { startGateway, type GatewayProcess } from '../helpers/processes.js';
 
 // Faults the tests make themselves on servers of this file's own, each request timed: a row lock held
 // by another session, a statement that runs too long, a replica that stops answering mid-read, a

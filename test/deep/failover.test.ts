@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { multiHostStack, runFailover, type Stack } from './helpers/chaos.js';
-import { expectNoBug, expectWithinBound } from './helpers/fault-assertions.js';
-import { phaseTable } from './helpers/load.js';
-import type { PrivateCluster } from './helpers/private-postgres.js';
-import { startGateway, type GatewayProcess } from './helpers/processes.js';
+import { multiHostStack, runFailover, type Stack } from '../helpers/chaos.js';
+import { expectNoBug, expectWithinBound } from '../helpers/fault-assertions.js';
+import { phaseTable } from '../helpers/load.js';
+import type { PrivateCluster } from '../helpers/private-postgres.js';
+import { startGateway, type GatewayProcess } from '../helpers/processes.js';
 
 // A failover without a proxy or an HA manager: a primary and its synchronous standby of this file's
 // own, and two gateways given both servers in libpq's multi-host form (DATABASE_URL read-write,
