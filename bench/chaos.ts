@@ -3,12 +3,13 @@ import { multiHostStack, patroniStack, runFailover, type Replication, type Stack
 import { phaseTable } from '../test/helpers/load.js';
 import { buildServer, startGateway, type GatewayProcess } from '../test/helpers/processes.js';
 import { cleanup, cleanupOnSignals, onCleanup } from './cleanup.js';
+import { gatewayRuntime, nodeVersion } from './peer-setup.js';
 
 const { values } = commandLine(
   `
 usage: npm run chaos -- [--stack patroni|multi-host] [--replication sync|async] [--outage S] [--phase S] [--writers N] [--readers N]
 
-Starts a primary and a standby of its own, two gateways (npm start, default settings) on them, and a
+Starts a primary and a standby of its own, two gateways (npm start on Node 24, default settings) on them, and a
 mixed load of clients that create boards and read them back through both; kills the primary's
 PostgreSQL, and reports per phase (healthy, primary lost, promoted, recovered): requests per second,
 statuses, the longest wait, the share of reads answered, reads that missed an acknowledged write,
@@ -62,7 +63,10 @@ cleanupOnSignals();
 buildServer();
 const stack: Stack = kind === 'patroni' ? await patroniStack(replication) : await multiHostStack(replication);
 onCleanup('the servers', () => stack.remove());
-const gateways: GatewayProcess[] = await Promise.all([0, 1].map(() => startGateway(stack.env, stack.keys)));
+// The gateway runs on the supported runtime, Node 24 from the npm registry, as the bench runs it.
+const runtime = gatewayRuntime('24', (message) => console.error(message));
+const env = { ...stack.env, ...runtime.env };
+const gateways: GatewayProcess[] = await Promise.all([0, 1].map(() => startGateway(env, stack.keys)));
 onCleanup('the gateways', async () => void (await Promise.all(gateways.map((gateway) => gateway.stop()))));
 const report = await runFailover(stack, gateways, {
   phaseMs,
@@ -71,7 +75,7 @@ const report = await runFailover(stack, gateways, {
   readers: count('readers', values.readers),
 });
 const longest = Math.round(Math.max(...report.sent.map((each) => each.ms)));
-console.log(`## ${stack.name}: the primary's PostgreSQL killed under a mixed load
+console.log(`## ${stack.name}: the primary's PostgreSQL killed under a mixed load (gateways on Node.js ${nodeVersion(runtime.env)})
 
 ${phaseTable(report.figures)}
 

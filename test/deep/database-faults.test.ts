@@ -89,6 +89,8 @@ const nameOf = async (id: number) =>
 
 /** Every answer came within the bound. */
 function expectBounded(answers: Answered[]): void {
+  const longest = Math.round(Math.max(...answers.map((answer) => answer.ms)));
+  console.log(`${expect.getState().currentTestName}: ${answers.length} requests, the longest ${longest} ms`);
   for (const answer of answers) expect(answer.ms, JSON.stringify(answer)).toBeLessThan(BOUND_MS + SLACK_MS);
 }
 

@@ -141,9 +141,8 @@ export async function startPatroniCluster({ synchronous = true } = {}): Promise<
         const response = await fetch(`http://127.0.0.1:${cluster.nodes[0].restPort}/cluster`).catch(() => undefined);
         const members: { role: string; state: string }[] = response?.ok ? (await response.json()).members : [];
         const leads = members.some((member) => member.role === 'leader' && member.state === 'running');
-        const follows = members.some(
-          (member) => member.role === 'sync_standby' && /running|streaming/.test(member.state),
-        );
+        const standby = synchronous ? 'sync_standby' : 'replica';
+        const follows = members.some((member) => member.role === standby && /running|streaming/.test(member.state));
         if (leads && follows && (await accepting(`http://127.0.0.1:${cluster.nodes[0].restPort}/health`))) return;
         if (Date.now() > deadline)
           throw new Error(
