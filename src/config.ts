@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Level } from 'pino';
+import { integerOf, Settings } from './settings.js';
 
 export type LogFormat = 'json' | 'pretty';
 
@@ -20,7 +21,7 @@ export interface DatabaseBounds {
   lockTimeoutMs: number;
 }
 
-/** Settings read from the environment; the README's configuration table lists them. */
+/** Settings read from the environment; docs/configuration.md lists them (a test keeps it so). */
 export interface Config {
   /** HTTP port; 0 takes any free one. @default 4000 */
   port: number;
@@ -122,19 +123,6 @@ export interface RateLimitConfig {
   redisPrefix: string;
 }
 
-function flag(value: string | undefined, fallback: boolean): boolean {
-  if (value === undefined || value === '') return fallback;
-  return !['0', 'false', 'no', 'off'].includes(value.toLowerCase());
-}
-
-function integer(name: string, value: string | undefined, fallback: number, min = 1): number {
-  if (value === undefined || value === '') return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < min)
-    throw new Error(`${name} must be an integer of at least ${min}, got "${value}"`);
-  return parsed;
-}
-
 function positive(name: string, value: string): number {
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`${name} must be a number above 0, got "${value}"`);
@@ -142,27 +130,33 @@ function positive(name: string, value: string): number {
 }
 
 /** `ROW_LEVEL_SECURITY`: PostgreSQL's own lock, which the embedded database's single superuser session bypasses. */
-function rowLevelSecurity(env: NodeJS.ProcessEnv): boolean {
-  const on = flag(env.ROW_LEVEL_SECURITY, false);
-  if (on && !env.DATABASE_URL) throw new Error('ROW_LEVEL_SECURITY needs PostgreSQL: set DATABASE_URL as well');
+function rowLevelSecurity(read: Settings, databaseUrl: string | undefined, directUrl: string | undefined): boolean {
+  const on = read.flag('ROW_LEVEL_SECURITY', false);
+  if (on && !databaseUrl) throw new Error('ROW_LEVEL_SECURITY needs PostgreSQL: set DATABASE_URL as well');
   // The settings it reads are the session's, which a pooler in transaction mode hands to other clients.
-  if (on && env.DATABASE_DIRECT_URL)
+  if (on && directUrl)
     throw new Error('ROW_LEVEL_SECURITY cannot run behind a pooler in transaction mode (DATABASE_DIRECT_URL is set)');
   return on;
 }
 
-function rateLimit(env: NodeJS.ProcessEnv): RateLimitConfig | undefined {
-  if (!env.RATE_LIMIT) {
-    const stray = ['RATE_LIMIT_BURST', 'RATE_LIMIT_REDIS_URL', 'RATE_LIMIT_REDIS_PREFIX'].find((name) => env[name]);
-    if (stray) throw new Error(`${stray} is set but RATE_LIMIT is not (the rate limit is off without it)`);
-    return undefined;
-  }
-  const rate = positive('RATE_LIMIT', env.RATE_LIMIT);
+function rateLimit(read: Settings): RateLimitConfig | undefined {
+  const rate = read.optional('RATE_LIMIT');
+  read.onlyWith(
+    rate !== undefined,
+    'RATE_LIMIT',
+    ['RATE_LIMIT_BURST', 'RATE_LIMIT_REDIS_URL', 'RATE_LIMIT_REDIS_PREFIX'],
+    'the rate limit is off without it',
+  );
+  const burst = read.optional('RATE_LIMIT_BURST', '10 × RATE_LIMIT');
+  const redisUrl = read.optional('RATE_LIMIT_REDIS_URL');
+  const redisPrefix = read.text('RATE_LIMIT_REDIS_PREFIX', 'gateway:rate-limit:');
+  if (rate === undefined) return undefined;
+  const points = positive('RATE_LIMIT', rate);
   return {
-    rate,
-    burst: env.RATE_LIMIT_BURST ? positive('RATE_LIMIT_BURST', env.RATE_LIMIT_BURST) : rate * 10,
-    redisUrl: env.RATE_LIMIT_REDIS_URL || undefined,
-    redisPrefix: env.RATE_LIMIT_REDIS_PREFIX || 'gateway:rate-limit:',
+    rate: points,
+    burst: burst ? positive('RATE_LIMIT_BURST', burst) : points * 10,
+    redisUrl,
+    redisPrefix,
   };
 }
 
@@ -178,26 +172,25 @@ export function issuerUrl(name: string, value: string): string {
 }
 
 /** `OIDC_ISSUER` (comma-separated) with `OIDC_AUDIENCE`: bearer tokens beside API keys. */
-function oidc(env: NodeJS.ProcessEnv): OidcConfig | undefined {
-  const issuers = (env.OIDC_ISSUER ?? '')
+function oidc(read: Settings): OidcConfig | undefined {
+  const issuers = (read.optional('OIDC_ISSUER') ?? '')
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean)
     .map((entry) => issuerUrl('OIDC_ISSUER', entry));
-  if (!issuers.length) {
-    const stray = ['OIDC_AUDIENCE', 'OIDC_CREATE_USERS', 'OIDC_TIMEOUT_MS'].find((name) => env[name]);
-    if (stray) throw new Error(`${stray} is set but OIDC_ISSUER is not (bearer tokens are off without it)`);
-    return undefined;
-  }
-  const audience = env.OIDC_AUDIENCE?.trim();
-  if (!audience)
+  read.onlyWith(
+    issuers.length > 0,
+    'OIDC_ISSUER',
+    ['OIDC_AUDIENCE', 'OIDC_CREATE_USERS', 'OIDC_TIMEOUT_MS'],
+    'bearer tokens are off without it',
+  );
+  const audience = read.optional('OIDC_AUDIENCE')?.trim();
+  if (issuers.length && !audience)
     throw new Error('OIDC_ISSUER is set but OIDC_AUDIENCE is not: name the audience the gateway answers to');
-  return {
-    issuers,
-    audience,
-    createUsers: flag(env.OIDC_CREATE_USERS, false),
-    timeoutMs: integer('OIDC_TIMEOUT_MS', env.OIDC_TIMEOUT_MS, 3000, 100),
-  };
+  const createUsers = read.flag('OIDC_CREATE_USERS', false);
+  const timeoutMs = read.integer('OIDC_TIMEOUT_MS', 3000, 100);
+  if (!issuers.length || !audience) return undefined;
+  return { issuers, audience, createUsers, timeoutMs };
 }
 
 function postgresUrl(name: string, value: string): string {
@@ -206,27 +199,28 @@ function postgresUrl(name: string, value: string): string {
 }
 
 /** Where the gateway meets PostgreSQL beyond DATABASE_URL: a pooler's direct URL and the replicas. */
-function servers(env: NodeJS.ProcessEnv) {
+function servers(read: Settings, databaseUrl: string | undefined) {
   // A URL may itself hold commas (libpq's multi-host form): only a comma before a scheme separates two.
-  const replicaUrls = (env.DATABASE_REPLICA_URLS ?? '')
+  const replicaUrls = (read.optional('DATABASE_REPLICA_URLS') ?? '')
     .split(/,(?=\s*postgres(?:ql)?:\/\/)/)
     .map((url) => url.trim())
     .filter(Boolean)
     .map((url) => postgresUrl('DATABASE_REPLICA_URLS', url));
-  const directUrl = env.DATABASE_DIRECT_URL ? postgresUrl('DATABASE_DIRECT_URL', env.DATABASE_DIRECT_URL) : undefined;
-  if (!env.DATABASE_URL) {
-    const stray = ['DATABASE_DIRECT_URL', 'DATABASE_REPLICA_URLS'].find((name) => env[name]);
-    if (stray)
-      throw new Error(`${stray} is set but DATABASE_URL is not (the embedded database has no pooler or replicas)`);
-  }
+  const direct = read.optional('DATABASE_DIRECT_URL', 'DATABASE_URL');
+  const directUrl = direct ? postgresUrl('DATABASE_DIRECT_URL', direct) : undefined;
+  read.onlyWith(
+    databaseUrl !== undefined,
+    'DATABASE_URL',
+    ['DATABASE_DIRECT_URL', 'DATABASE_REPLICA_URLS'],
+    'the embedded database has no pooler or replicas',
+  );
   return {
     databaseDirectUrl: directUrl,
     replicaUrls,
     // Below a few polls of the replicas (every 100 ms) a replica would be skipped at every poll.
-    replicaMaxLagMs: integer('DATABASE_REPLICA_MAX_LAG_MS', env.DATABASE_REPLICA_MAX_LAG_MS, 1000, 300),
-    preparedStatements: oneOf<PreparedStatements>(
+    replicaMaxLagMs: read.integer('DATABASE_REPLICA_MAX_LAG_MS', 1000, 300),
+    preparedStatements: read.oneOf<PreparedStatements>(
       'DATABASE_PREPARED_STATEMENTS',
-      env.DATABASE_PREPARED_STATEMENTS,
       ['auto', 'named', 'unnamed'],
       'auto',
     ),
@@ -234,11 +228,11 @@ function servers(env: NodeJS.ProcessEnv) {
 }
 
 // Below these a healthy server under load would be refused as often as a failing one.
-function databaseBounds(env: NodeJS.ProcessEnv): DatabaseBounds {
+function databaseBounds(read: Settings): DatabaseBounds {
   const bounds = {
-    connectTimeoutMs: integer('DATABASE_CONNECT_TIMEOUT_MS', env.DATABASE_CONNECT_TIMEOUT_MS, 5_000, 100),
-    statementTimeoutMs: integer('DATABASE_STATEMENT_TIMEOUT_MS', env.DATABASE_STATEMENT_TIMEOUT_MS, 30_000, 100),
-    lockTimeoutMs: integer('DATABASE_LOCK_TIMEOUT_MS', env.DATABASE_LOCK_TIMEOUT_MS, 5_000, 10),
+    connectTimeoutMs: read.integer('DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100),
+    statementTimeoutMs: read.integer('DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 100),
+    lockTimeoutMs: read.integer('DATABASE_LOCK_TIMEOUT_MS', 5_000, 10),
   };
   if (bounds.lockTimeoutMs > bounds.statementTimeoutMs)
     throw new Error(
@@ -247,17 +241,14 @@ function databaseBounds(env: NodeJS.ProcessEnv): DatabaseBounds {
   return bounds;
 }
 
-function fileStoreKind(env: NodeJS.ProcessEnv): Config['fileStore'] {
-  const kind = env.FILE_STORE || (env.FILES_DIR ? 'directory' : 'database');
+/** `FILE_STORE`, and `FILES_DIR`, which implies the directory store. */
+function files(read: Settings, dataDir: string): Pick<Config, 'fileStore' | 'filesDir'> {
+  const filesDir = read.optional('FILES_DIR', 'DATA_DIR/files');
+  const kind =
+    read.optional('FILE_STORE', 'database (directory when FILES_DIR is set)') ?? (filesDir ? 'directory' : 'database');
   if (kind !== 'database' && kind !== 'directory')
     throw new Error(`FILE_STORE must be database or directory, got "${kind}"`);
-  return kind;
-}
-
-function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
-  if (value === undefined || value === '') return fallback;
-  if (!allowed.includes(value as T)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
-  return value as T;
+  return { fileStore: kind, filesDir: resolve(filesDir ?? `${dataDir}/files`) };
 }
 
 /** `CORS_ORIGINS`: `*`, or comma-separated origins (`scheme://host[:port]`); unset: none in production, any origin otherwise. */
@@ -280,42 +271,59 @@ function corsOrigins(value: string | undefined, production: boolean): CorsOrigin
   });
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const dataDir = resolve(env.DATA_DIR || './.data');
-  const production = env.NODE_ENV === 'production';
+function configFrom(read: Settings): Config {
+  const dataDir = resolve(read.text('DATA_DIR', './.data'));
+  const production = read.optional('NODE_ENV') === 'production';
+  const databaseUrl = read.optional('DATABASE_URL');
+  const metricsPort = read.optional('METRICS_PORT');
+  const trustedDocuments = read.optional('TRUSTED_DOCUMENTS');
+  const network = servers(read, databaseUrl);
   return {
     // 0 asks the system for a free port (the start line says which).
-    port: integer('PORT', env.PORT, 4000, 0),
-    databaseUrl: env.DATABASE_URL || undefined,
-    ...servers(env),
+    port: read.integer('PORT', 4000, 0),
+    databaseUrl,
+    ...network,
     dataDir,
-    poolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10),
-    databaseBounds: databaseBounds(env),
-    graphiql: flag(env.GRAPHIQL, true),
-    introspection: flag(env.INTROSPECTION, true),
-    seedDemo: flag(env.SEED_DEMO, true),
-    demoApiKey: env.DEMO_API_KEY || undefined,
+    poolSize: read.integer('DATABASE_POOL_SIZE', 10),
+    databaseBounds: databaseBounds(read),
+    graphiql: read.flag('GRAPHIQL', true),
+    introspection: read.flag('INTROSPECTION', true),
+    seedDemo: read.flag('SEED_DEMO', true),
+    demoApiKey: read.optional('DEMO_API_KEY', 'random'),
     production,
-    maxDepth: integer('MAX_DEPTH', env.MAX_DEPTH, 15),
-    maxAliases: integer('MAX_ALIASES', env.MAX_ALIASES, 60),
-    maxNodes: integer('MAX_NODES', env.MAX_NODES, 50_000),
-    maxBodyBytes: integer('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 1_048_576),
-    fileStore: fileStoreKind(env),
-    filesDir: resolve(env.FILES_DIR || `${dataDir}/files`),
-    maxUploadBytes: integer('MAX_UPLOAD_BYTES', env.MAX_UPLOAD_BYTES, 10_485_760),
-    readPlans: flag(env.READ_PLANS, true),
-    rowLevelSecurity: rowLevelSecurity(env),
-    maxSubscriptionsPerKey: integer('MAX_SUBSCRIPTIONS_PER_KEY', env.MAX_SUBSCRIPTIONS_PER_KEY, 20),
-    livePollMs: integer('LIVE_POLL_MS', env.LIVE_POLL_MS, 25),
-    logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
-    logFormat: oneOf<LogFormat>('LOG_FORMAT', env.LOG_FORMAT, ['json', 'pretty'], 'json'),
-    metricsToken: env.METRICS_TOKEN || undefined,
-    metricsPort: env.METRICS_PORT ? integer('METRICS_PORT', env.METRICS_PORT, 0, 0) : undefined,
-    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
-    serviceName: env.OTEL_SERVICE_NAME || 'whiteboard-gateway',
-    rateLimit: rateLimit(env),
-    trustedDocuments: env.TRUSTED_DOCUMENTS ? resolve(env.TRUSTED_DOCUMENTS) : undefined,
-    corsOrigins: corsOrigins(env.CORS_ORIGINS, production),
-    oidc: oidc(env),
+    maxDepth: read.integer('MAX_DEPTH', 15),
+    maxAliases: read.integer('MAX_ALIASES', 60),
+    maxNodes: read.integer('MAX_NODES', 50_000),
+    maxBodyBytes: read.integer('MAX_BODY_BYTES', 1_048_576),
+    ...files(read, dataDir),
+    maxUploadBytes: read.integer('MAX_UPLOAD_BYTES', 10_485_760),
+    readPlans: read.flag('READ_PLANS', true),
+    rowLevelSecurity: rowLevelSecurity(read, databaseUrl, network.databaseDirectUrl),
+    maxSubscriptionsPerKey: read.integer('MAX_SUBSCRIPTIONS_PER_KEY', 20),
+    livePollMs: read.integer('LIVE_POLL_MS', 25),
+    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    logFormat: read.oneOf<LogFormat>('LOG_FORMAT', ['json', 'pretty'], 'json'),
+    metricsToken: read.optional('METRICS_TOKEN'),
+    metricsPort: metricsPort === undefined ? undefined : integerOf('METRICS_PORT', metricsPort, 0),
+    otlpEndpoint: read.optional('OTEL_EXPORTER_OTLP_ENDPOINT'),
+    serviceName: read.text('OTEL_SERVICE_NAME', 'whiteboard-gateway'),
+    rateLimit: rateLimit(read),
+    trustedDocuments: trustedDocuments ? resolve(trustedDocuments) : undefined,
+    corsOrigins: corsOrigins(read.optional('CORS_ORIGINS', 'none in production, * otherwise'), production),
+    oidc: oidc(read),
   };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return configFrom(new Settings(env));
+}
+
+/**
+ * Every setting loadConfig reads, with its default as docs/configuration.md words it: a load with
+ * nothing set reads them all, those of switched-off features included.
+ */
+export function settingsRead(): ReadonlyMap<string, string> {
+  const read = new Settings({});
+  configFrom(read);
+  return read.defaults;
 }

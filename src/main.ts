@@ -104,7 +104,7 @@ Serves GraphQL at http://localhost:$PORT/graphql (GraphiQL in a browser), the le
   NODE_ENV        production: GraphiQL never opens with the demo key, no cross-origin calls by default
   CORS_ORIGINS    origins whose browser pages may call the gateway (comma-separated, or *)
 
-README.md lists every setting.
+docs/configuration.md lists every setting.
 `);
 
 printRuntimeNotice();
