@@ -12,7 +12,7 @@ const scripts = Object.entries(
   .map(([name]) => name);
 
 describe('npm run <script> -- --help', () => {
-  it('covers the scripts of the README', () => {
+  it('covers the scripts the docs name', () => {
     expect(scripts).toEqual(
       expect.arrayContaining([
         'dev',

@@ -230,10 +230,10 @@ describe("the issuer's keys", () => {
   });
 });
 
-describe('the README', () => {
+describe('docs/openid-connect.md', () => {
   it('lists every reason code of a refusal', () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const table = readme.slice(readme.indexOf('<!-- refusal reasons'), readme.indexOf('<!-- /refusal reasons -->'));
+    const page = readFileSync(new URL('../docs/openid-connect.md', import.meta.url), 'utf8');
+    const table = page.slice(page.indexOf('<!-- refusal reasons'), page.indexOf('<!-- /refusal reasons -->'));
     for (const reason of Object.keys(refusalReasons)) expect(table, reason).toContain(`| \`${reason}\` |`);
   });
 });

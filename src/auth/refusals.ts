@@ -10,7 +10,7 @@ export const MAX_TOKEN_BYTES = 8192;
 
 /**
  * Why a credential was refused: the reason code a client acts on (GraphQL `extensions.reason`,
- * beside `code: UNAUTHENTICATED`), with what to do about it. The README prints this table.
+ * beside `code: UNAUTHENTICATED`), with what to do about it. docs/openid-connect.md prints this table.
  */
 export const refusalReasons = {
   INVALID_API_KEY: 'the API key (X-API-KEY) is missing, unknown, revoked or expired, or its user is inactive',

@@ -2,7 +2,7 @@ import type { ApiKeyPermission, Role } from '../generated/prisma/enums.js';
 
 /**
  * Who may do what in an organization: the roles allowed, and the least key permission the request's
- * key must carry. The README prints this table; tests walk it.
+ * key must carry. docs/authentication.md prints this table; tests walk it.
  */
 export const permissions = {
   read: {

@@ -77,8 +77,8 @@ export interface ReplicaStatus {
  * While the primary is away (a poll, or a request's read of its fence, found it not answering) no
  * lag can be told: a replica then serves every read once it has replayed all the WAL it received, and
  * as much as any replica received. With synchronous replication that holds every acknowledged write;
- * with asynchronous replication, what the primary had not sent yet is missing (README: Reads through
- * a primary outage). Its first good poll ends that.
+ * with asynchronous replication, what the primary had not sent yet is missing (docs/high-availability.md:
+ * Reads through a primary outage). Its first good poll ends that.
  */
 export class ReplicaSet {
   readonly replicas: Replica[];

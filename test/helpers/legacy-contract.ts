@@ -10,7 +10,7 @@ interface Fields {
 
 const is: Record<Type, (value: unknown) => boolean> = {
   integer: Number.isInteger,
-  // A user's active organization (the table's integer), null where the caller is not in it (README, Tenancy).
+  // A user's active organization (the table's integer), null where the caller is not in it (docs/authentication.md, Users).
   'organization id': (value) => value === null || Number.isInteger(value),
   number: (value) => typeof value === 'number' && Number.isFinite(value),
   string: (value) => typeof value === 'string',

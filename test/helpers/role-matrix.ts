@@ -2,7 +2,7 @@ import { permissions } from '../../src/auth/roles.js';
 
 const roles = ['OWNER', 'ADMIN', 'MEMBER', 'VIEWER'] as const;
 
-/** The README's role table, rendered from the matrix in src/auth/roles.ts. */
+/** The role table of docs/authentication.md, rendered from the matrix in src/auth/roles.ts. */
 export function roleMatrixMarkdown(): string {
   const rows = Object.entries(permissions).map(
     ([action, { what, roles: allowed, key }]) =>

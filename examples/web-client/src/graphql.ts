@@ -7,7 +7,7 @@ export interface Gateway {
   credentials(): Promise<Record<string, string>>;
 }
 
-/** A GraphQL error as the gateway answers it: `extensions.code` says which kind, `extensions.reason` why a credential was refused (README: Errors). */
+/** A GraphQL error as the gateway answers it: `extensions.code` says which kind, `extensions.reason` why a credential was refused (the gateway's docs/errors-and-limits.md). */
 export interface GraphQLErrorJson {
   message: string;
   extensions?: { code?: string; reason?: string };

@@ -141,7 +141,7 @@ builder.queryField('exportWhiteboard', (t) =>
   t.field({
     type: 'JSON',
     nullable: true,
-    description: `The board with everything on it as a JSON document (format "${FORMAT}", see the README); null when there is no such board. Classes are referenced by row id, attribute values by attribute code.`,
+    description: `The board with everything on it as a JSON document (format "${FORMAT}", see docs/import-export.md); null when there is no such board. Classes are referenced by row id, attribute values by attribute code.`,
     args: { rowId: t.arg.int({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const board = await loadBoard(args.rowId, tenancyWhere('Whiteboard', principalOf(ctx)));
