@@ -1,18 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { commandLine } from '../src/cli.js';
-import { buildServer, startServer } from '../test/helpers/processes.js';
+import { buildServer } from '../test/helpers/processes.js';
 import { checkPage, guardedPage, launchBrowser, log, WAIT_MS } from './e2e-browser.js';
+import { runGettingStarted } from './e2e-docs.js';
 import { webClient } from './e2e-web-client.js';
 
 commandLine(`
 usage: npm run e2e
 
-Opens the gateway in a real headless Chromium, as someone who just ran npm start would: the compiled
-server on a new embedded data directory, GraphiQL at /graphql (the demo key in the headers, the example
-query, the Explorer; runs the query and reads the boards in the result) and the OpenAPI page at /docs.
+Runs the shell blocks of docs/getting-started.md as written there (npm install && npm start on a new
+embedded data directory, then the curl calls and the command line beside it), and opens that gateway
+in a real headless Chromium: GraphiQL at /graphql (the demo key in the headers, the example query, the
+Explorer; runs the query and reads the boards in the result; its picture goes to docs/images/graphiql.png)
+and the OpenAPI page at /docs.
 Then the web client of examples/web-client (built, its dependencies installed from its lockfile when
 missing), served from a second port, against a gateway that lists that origin in CORS_ORIGINS and runs
 only the client's persisted documents (TRUSTED_DOCUMENTS): it reads the boards with their streams and
@@ -80,6 +83,24 @@ async function graphiql(page: Page, origin: string, demoKey: string): Promise<vo
     { timeout: WAIT_MS },
   );
   log(`the run button answers ${body.data.whiteboards.totalCount} boards, shown in the result pane`);
+  await picture(page);
+}
+
+/** The picture of GraphiQL that the README and getting started show, taken from the running gateway. */
+const PICTURE = new URL('../docs/images/graphiql.png', import.meta.url).pathname;
+
+/** Writes the picture when it is not the committed one (which then wants committing). */
+async function picture(page: Page): Promise<void> {
+  // Wide enough for the query's and the key's lines, so no editor shows a scroll bar (they fade in and
+  // out, and the picture would change from run to run); the pointer away from the run button's tooltip.
+  await page.setViewport({ width: 2000, height: 1000 });
+  await page.mouse.move(0, 0);
+  await page.evaluate(() => document.fonts.ready.then(() => new Promise((done) => setTimeout(done, 1000))));
+  const taken = Buffer.from(await page.screenshot({ type: 'png' }));
+  if (existsSync(PICTURE) && readFileSync(PICTURE).equals(taken)) return log('the picture of GraphiQL is unchanged');
+  mkdirSync(dirname(PICTURE), { recursive: true });
+  writeFileSync(PICTURE, taken);
+  log('the picture of GraphiQL changed: docs/images/graphiql.png is new, commit it');
 }
 
 async function docs(page: Page, origin: string): Promise<void> {
@@ -89,21 +110,17 @@ async function docs(page: Page, origin: string): Promise<void> {
   log(`/docs shows ${operations} operations`);
 }
 
-/** GraphiQL and /docs on the gateway as npm start serves it, with the demo data. */
+/** GraphiQL and /docs on the gateway that getting started's commands started, with the demo data. */
 async function gatewayPages(browser: Browser): Promise<void> {
-  const server = startServer({ DATA_DIR: join(temporary, 'data'), PORT: '0' });
+  const { origin, demoKey, stop } = await runGettingStarted(join(temporary, 'data'));
   try {
-    const origin = new URL(await server.url).origin;
-    const demoKey = server.lines.out.map((line) => /API key \(X-API-KEY\): (\S+)/.exec(line)?.[1]).find(Boolean);
-    if (!demoKey) throw new Error(`the server printed no demo key: ${server.lines.out.join(' / ')}`);
     const { page, problems } = await guardedPage(browser, [origin]);
     await checkPage(page, problems, 'graphiql', async () => {
       await graphiql(page, origin, demoKey);
       await docs(page, origin);
     });
   } finally {
-    server.child.kill('SIGTERM');
-    await server.exit;
+    await stop();
   }
 }
 
