@@ -1,5 +1,6 @@
 import { parsePrismaCursor } from '@pothos/plugin-prisma';
 import type { GraphQLResolveInfo } from 'graphql';
+import type { PlannedQuery, Row } from '../db/delegate.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { tenancyWhere, type ModelName } from '../auth/tenancy.js';
 import { readPlan } from '../read-plans/extensions.js';
@@ -114,20 +115,35 @@ interface PageQuery<M extends ModelName> {
  * row is; read through the row loader (findMany, one statement for the rows of a list), it pages as
  * every planned selection does, among the parent's rows.
  */
-async function pageOfParent(query: object, parent: { id: number }, ctx: Context, info: GraphQLResolveInfo) {
+async function pageOfParent<M extends ModelName>(
+  query: object,
+  parent: { id: number },
+  ctx: Context,
+  info: GraphQLResolveInfo,
+): Promise<Row<M>[]> {
   const parentModel = info.parentType.extensions.pothosPrismaModel as ModelName;
   const field = info.parentType.getFields()[info.fieldName];
   const relation = (field.extensions.pothosPrismaRelationField as { name: string }).name;
-  const row = await ctx.loaders.row(parentModel, { select: { [relation]: query } } as never, parent.id);
-  return ((row as Record<string, unknown> | null)?.[relation] ?? []) as never[];
+  const selection: PlannedQuery<ModelName> = { select: { [relation]: query } };
+  const row: Record<string, unknown> | null = await ctx.loaders.row(parentModel, selection, parent.id);
+  return (row?.[relation] as Row<M>[] | undefined) ?? [];
 }
+
+/**
+ * The rows of a related list as Pothos's types have a related connection's `resolve` return them: a
+ * list of the relation's shape, which is itself the list of rows (RelatedConnectionOptions), though
+ * Pothos takes the rows at run time and `relatedConnection` types its nodes as rows. Should Pothos
+ * declare the rows, `page`'s resolver stops compiling and this goes.
+ */
+type DeclaredRelatedRows<M extends ModelName> = readonly Row<M>[][];
+const asDeclared = <M extends ModelName>(rows: Promise<unknown>) => rows as Promise<DeclaredRelatedRows<M>>;
 
 /** A related list of `model` in an order of `orders`; `inTenancy` limits it to the caller's organizations. */
 function page<M extends ModelName>(model: M, order: keyof typeof orders, inTenancy: boolean) {
   return {
     ...connectionOptions,
     resolve: (query: object, parent: { id: number }, _args: unknown, ctx: Context, info: GraphQLResolveInfo) =>
-      pageOfParent(query, parent, ctx, info),
+      asDeclared<M>(pageOfParent<M>(query, parent, ctx, info)),
     extensions: readPlan({ pageOfParent: true }),
     // The orders and conditions name columns every model of the graph has (`order` those it is used on).
     // Pothos awaits a query that is a promise (its relatedConnection's getQuery), though its types do not say so.
