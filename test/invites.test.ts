@@ -239,4 +239,13 @@ describe('registering through an invite', () => {
     expect(await countRows(prisma())).toEqual(before);
     expect((await inviteRow(userInvite.rowId)())!.acceptedAt).toBeNull();
   });
+
+  it('takes an email literally: `_` or `%` in it matches no other user (Prisma sends the match as ILIKE)', async () => {
+    await prisma().user.create({ data: { email: 'ana.smith@example.com', firstName: 'Ana' } });
+    const { token } = await invite('ana_smith@example.com');
+    const result = await registerWithInvite({ token, firstName: 'Another Ana' });
+    expect(await prisma().user.findUnique({ where: { id: result.userId }, select: { email: true } })).toEqual({
+      email: 'ana_smith@example.com',
+    });
+  });
 });

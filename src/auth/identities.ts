@@ -1,13 +1,10 @@
 import { prisma, type Prisma } from '../db/index.js';
+import { ofEmail } from '../db/patterns.js';
 import type { Role } from '../generated/prisma/enums.js';
 import { refusal, type Refusal } from './refusals.js';
 import type { VerifiedToken } from './token-verifier.js';
 
 const withMemberships = { memberships: { select: { organizationId: true, role: true } } } as const;
-// Prisma's case-insensitive `equals` is an ILIKE: its wildcards escaped, `o_ivia@...` is no one else's address.
-const ofEmail = (email: string) => ({
-  email: { equals: email.replace(/[\\%_]/g, (wildcard) => `\\${wildcard}`), mode: 'insensitive' as const },
-});
 
 /**
  * Links the token's identity to a user: the user of its verified e-mail, else a new user when

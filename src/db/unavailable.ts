@@ -98,6 +98,21 @@ export function isReadOnlyRefusal(error: unknown): boolean {
   return findIn(error, ({ code }) => code === READ_ONLY);
 }
 
+/** PostgreSQL's serialization_failure and deadlock_detected, which Prisma's driver adapter reports as this kind. */
+const collisionCodes = new Set(['40001', '40P01']);
+
+/**
+ * Whether the error is a collision with another transaction that PostgreSQL resolved by aborting
+ * this one (a deadlock, a serialization failure): nothing was changed, and the same change may
+ * succeed when sent again.
+ */
+export function isTransactionCollision(error: unknown): boolean {
+  return findIn(
+    error,
+    ({ code, kind }) => (typeof code === 'string' && collisionCodes.has(code)) || kind === 'TransactionWriteConflict',
+  );
+}
+
 /** Which bound a statement ran past: its own time, or the wait for a lock another session holds. */
 export type DatabaseTimeout = 'statement' | 'lock';
 

@@ -1,15 +1,16 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { PothosValidationError } from '@pothos/core';
 import { maskError as maskErrorByDefault, type Plugin } from 'graphql-yoga';
-import { databaseTimeout, isDatabaseUnavailable } from '../db/unavailable.js';
-import { databaseTimedOut, serviceUnavailable } from '../schema/errors.js';
+import { databaseTimeout, isDatabaseUnavailable, isTransactionCollision } from '../db/unavailable.js';
+import { collided, databaseTimedOut, serviceUnavailable } from '../schema/errors.js';
 import { boundedMessage } from './quoting.js';
 
 /**
  * What a client sees of an error that is not one of ours: Pothos's refusal of a malformed argument
  * (a global id of the wrong type, say) is the caller's fault and shown; a database that cannot be
- * reached is SERVICE_UNAVAILABLE, a statement past its time DATABASE_TIMEOUT; anything else is a
- * bug, masked as "Unexpected error." (the log keeps it). Used by `/graphql` and the REST routes alike.
+ * reached is SERVICE_UNAVAILABLE, a statement past its time DATABASE_TIMEOUT, a deadlock or a
+ * serialization failure CONFLICT (send it again); anything else is a bug, masked as "Unexpected
+ * error." (the log keeps it). Used by `/graphql` and the REST routes alike.
  */
 export function maskError(error: unknown, message: string, isDev?: boolean): Error {
   const located = error instanceof GraphQLError ? error : undefined;
@@ -23,6 +24,7 @@ export function maskError(error: unknown, message: string, isDev?: boolean): Err
   if (isDatabaseUnavailable(error)) return serviceUnavailable(located);
   const timeout = databaseTimeout(error);
   if (timeout) return databaseTimedOut(timeout, located);
+  if (isTransactionCollision(error)) return collided(located);
   return maskErrorByDefault(error, message, isDev);
 }
 

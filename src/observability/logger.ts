@@ -3,7 +3,7 @@ import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
 import type { YogaLogger } from 'graphql-yoga';
 import type { LogFormat } from '../config.js';
-import { databaseTimeout, isDatabaseUnavailable } from '../db/unavailable.js';
+import { databaseTimeout, isDatabaseUnavailable, isTransactionCollision } from '../db/unavailable.js';
 import { currentRequest } from './requests.js';
 
 /** Deepest cause followed when an error is logged (a cycle must not loop). */
@@ -114,13 +114,14 @@ export function yogaLogger(onUnavailable: (error: unknown) => void): YogaLogger 
       if (error instanceof GraphQLError && error.originalError instanceof PothosValidationError)
         return logger.debug({ requestId: currentRequest()?.id, reason: error.message }, 'argument refused');
       if (isDatabaseUnavailable(error)) return onUnavailable(error);
-      // The database stopped a statement at its bound: the caller was told so; no bug, no stack.
+      // The database stopped a statement at its bound, or aborted a change that collided with another:
+      // the caller was told so; no bug, no stack.
       const timeout = databaseTimeout(error);
+      const requestId = currentRequest()?.id;
       if (timeout)
-        return logger.warn(
-          { requestId: currentRequest()?.id, timeout, reason: (error as Error).message },
-          'a statement ran past its time',
-        );
+        return logger.warn({ requestId, timeout, reason: (error as Error).message }, 'a statement ran past its time');
+      if (isTransactionCollision(error))
+        return logger.warn({ requestId, reason: (error as Error).message }, 'a change collided with another');
       logError(error, 'unexpected error');
     },
   };

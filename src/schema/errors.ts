@@ -56,6 +56,18 @@ export function conflict(message: string): GraphQLError {
   return expected('CONFLICT', message);
 }
 
+/** A deadlock or serialization failure PostgreSQL resolved by aborting this change (src/db/unavailable.ts). */
+export function collided(located?: GraphQLError): GraphQLError {
+  return new GraphQLError(
+    'The change collided with another one made at the same moment and was not made; send it again',
+    {
+      nodes: located?.nodes,
+      path: located?.path,
+      extensions: { code: 'CONFLICT', retryable: true },
+    },
+  );
+}
+
 /** How long a client should wait before it asks again while the database cannot be reached. */
 export const RETRY_AFTER_SECONDS = 5;
 

@@ -1,6 +1,7 @@
 import type { InputType } from '@pothos/core';
 import type { ModelName } from '../auth/tenancy.js';
 import type { OrderBy, Where } from '../db/delegate.js';
+import { literalPattern } from '../db/patterns.js';
 import { builder, type BuilderTypes } from './builder.js';
 
 export const OrderDirection = builder.enumType('OrderDirection', { values: ['ASC', 'DESC'] as const });
@@ -8,12 +9,6 @@ export const OrderDirection = builder.enumType('OrderDirection', { values: ['ASC
 type Comparison = Partial<
   Record<'eq' | 'ne' | 'in' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains' | 'startsWith', unknown>
 >;
-
-/**
- * A text matched literally inside a LIKE pattern: Prisma sends `contains` and `startsWith` as patterns
- * without escaping, so `%`, `_` and `\` would act as wildcards and escapes ("50%" would match "5").
- */
-export const literalPattern = (text: string) => text.replace(/[\\%_]/g, '\\$&');
 
 /** Prisma's case-insensitive match of a literal text: what `contains` promises the caller. */
 export const containsText = (text: string) => ({ contains: literalPattern(text), mode: 'insensitive' as const });

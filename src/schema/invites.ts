@@ -3,6 +3,7 @@ import { createApiKey, hashSecret } from '../auth/api-keys.js';
 import { forgetUser } from '../auth/principal.js';
 import { prisma } from '../db/index.js';
 import type { ApiKeyPermission, Role as RoleValue } from '../generated/prisma/enums.js';
+import { ofEmail } from '../db/patterns.js';
 import { builder } from './builder.js';
 import { authorize, findForChange, recordChange, type Transaction } from './changes.js';
 import { principalOf, publicField, type Context } from './context.js';
@@ -124,9 +125,7 @@ export async function registerWithInvite(input: { token: string; firstName: stri
   const firstName = cleanName(input.firstName, 'firstName')!;
   const lastName = cleanName(input.lastName, 'lastName') ?? '';
   return prisma().$transaction(async (tx) => {
-    if (
-      await tx.user.findFirst({ where: { email: { equals: invite.email, mode: 'insensitive' } }, select: { id: true } })
-    ) {
+    if (await tx.user.findFirst({ where: ofEmail(invite.email), select: { id: true } })) {
       throw conflict('A user with this email address exists: accept the invite with their API key instead');
     }
     const user = await tx.user.create({ data: { email: invite.email, firstName, lastName }, select: { id: true } });
