@@ -91,9 +91,13 @@ const PICTURE = new URL('../docs/images/graphiql.png', import.meta.url).pathname
 
 /** Writes the picture when it is not the committed one (which then wants committing). */
 async function picture(page: Page): Promise<void> {
-  // Wide enough for the query's and the key's lines, so no editor shows a scroll bar (they fade in and
-  // out, and the picture would change from run to run); the pointer away from the run button's tooltip.
+  // Wide enough for the query's and the key's lines; the editors' scroll bars, which fade in and out
+  // after a layout, and any transition left out, so the picture is the same from run to run; the
+  // pointer away from the run button's tooltip.
   await page.setViewport({ width: 2000, height: 1000 });
+  await page.addStyleTag({
+    content: '.monaco-scrollable-element > .scrollbar { display: none !important } * { transition: none !important }',
+  });
   await page.mouse.move(0, 0);
   await page.evaluate(() => document.fonts.ready.then(() => new Promise((done) => setTimeout(done, 1000))));
   const taken = Buffer.from(await page.screenshot({ type: 'png' }));
