@@ -40,7 +40,8 @@ async function restCase(
     title: spec.title,
     kind: 'REST',
     peerTarget: 1,
-    floorTarget: 0.9,
+    // Issue 34: the REST lists at 90% of the floor; every read at the peer's rate.
+    floorTarget: spec.list ? 0.9 : undefined,
     gateway,
     constant: spec.list,
     notes: [],
@@ -168,7 +169,6 @@ async function nestedCases(context: CaseContext): Promise<Case[]> {
     title,
     kind: 'GraphQL',
     peerTarget: 1,
-    floorTarget: 0.9,
     gateway: () => graphql(context.keys, 0, nestedQuery(3, form), { org, first, after: after?.gateway }),
     constant: true,
     floor: () =>
@@ -196,7 +196,6 @@ export async function buildCases(gatewayUrl: string, keys: KeyRing, peerUrl?: st
       title: 'one board with everything on it',
       kind: 'GraphQL',
       peerTarget: 1,
-      floorTarget: 0.9,
       gateway: (i) => graphql(keys, 0, boardQuery, { rowId: boards[i % boards.length] }),
       constant: false,
       floor: (i) => floorGet(`/board?id=${boards[i % boards.length]}`),
@@ -233,7 +232,6 @@ export async function buildCases(gatewayUrl: string, keys: KeyRing, peerUrl?: st
       title: `nested GraphQL, ${keyCount} keys in turn`,
       kind: 'GraphQL',
       peerTarget: 1,
-      floorTarget: 0.9,
       gateway: (i) => graphql(keys, i % keyCount, nested, { org: (i % keyCount) + 1, first: 50 }),
       constant: false,
       floor: (i) => floorGet(`/nested?org=${(i % keyCount) + 1}&first=50`),

@@ -178,25 +178,23 @@ class Slots {
 
   constructor(private free: number) {}
 
-  /** Resolves once a slot is held; rejects after `timeoutMs`. */
-  take(timeoutMs: number): Promise<void> {
+  /** Calls `granted` once a slot is held (at once when one is free), or `late` after `timeoutMs`. */
+  take(timeoutMs: number, granted: () => void, late: (error: Error) => void): void {
     if (this.free > 0) {
       this.free--;
-      return Promise.resolve();
+      return granted();
     }
-    return new Promise((resolve, reject) => {
-      const grant = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.waiting.splice(this.waiting.indexOf(grant), 1);
-        reject(
-          new DatabaseUnavailableError('timeout exceeded when trying to connect (every connection for writes is busy)'),
-        );
-      }, timeoutMs);
-      this.waiting.push(grant);
-    });
+    const grant = () => {
+      clearTimeout(timer);
+      granted();
+    };
+    const timer = setTimeout(() => {
+      this.waiting.splice(this.waiting.indexOf(grant), 1);
+      late(
+        new DatabaseUnavailableError('timeout exceeded when trying to connect (every connection for writes is busy)'),
+      );
+    }, timeoutMs);
+    this.waiting.push(grant);
   }
 
   give(): void {
@@ -277,37 +275,47 @@ export class GatewayPool extends pg.Pool {
     const request = found?.closed ? undefined : found;
     const deadline = request && request.start + this.requestBoundMs;
     const scope = currentScope();
-    const checkout = this.writes && request?.operationType === 'mutation' ? this.writeCheckout(deadline) : undefined;
+    const write = this.writes !== undefined && request?.operationType === 'mutation';
     if (!callback) {
-      const connecting = checkout ?? (super.connect() as Promise<GatewayClient>);
-      return connecting.then((client) => ((client.deadline = deadline), client));
+      // Transactions (Prisma's): the same, as a promise.
+      return new Promise<GatewayClient>((resolve, reject) =>
+        this.checkout(write, deadline, (error, client) => {
+          if (!client) return reject(error);
+          client.deadline = deadline;
+          resolve(client);
+        }),
+      );
     }
-    const handed: ConnectCallback = (error, client, release) =>
+    this.checkout(write, deadline, (error, client, release) =>
       // The waiter runs under its own caller's scope (none included), not that of whatever freed the connection.
       inReadScope(scope, () => {
         if (client) client.deadline = deadline;
         callback(error, client, client?.release ?? release);
-      });
-    if (checkout) checkout.then((client) => handed(undefined, client), handed);
-    else super.connect(handed as Parameters<pg.Pool['connect']>[0]);
+      }),
+    );
   }
 
-  /** A connection for a mutation: a write slot first, given back with the connection. */
-  private async writeCheckout(deadline: number | undefined): Promise<GatewayClient> {
+  /** A pooled connection; for a mutation, a write slot first, given back with the connection. No promise when one is free. */
+  private checkout(write: boolean, deadline: number | undefined, handed: ConnectCallback): void {
+    const writes = this.writes;
+    if (!write || !writes) return void super.connect(handed as Parameters<pg.Pool['connect']>[0]);
     const wait = Math.max(0, Math.min(this.bounds.connectTimeoutMs, (deadline ?? Infinity) - performance.now()));
-    await this.writes!.take(wait);
-    let client: GatewayClient;
-    try {
-      client = (await super.connect()) as GatewayClient;
-    } catch (error) {
-      this.writes!.give();
-      throw error;
-    }
-    const release = client.release as Release;
-    client.release = (error) => {
-      this.writes!.give();
-      release(error);
-    };
-    return client;
+    writes.take(
+      wait,
+      () =>
+        super.connect(((error: Error | undefined, client: GatewayClient | undefined, release: Release) => {
+          if (!client) {
+            writes.give();
+            return handed(error, client, release);
+          }
+          const held = client.release;
+          client.release = (failure) => {
+            writes.give();
+            held(failure);
+          };
+          handed(undefined, client, client.release);
+        }) as Parameters<pg.Pool['connect']>[0]),
+      (error) => handed(error),
+    );
   }
 }
