@@ -49,6 +49,15 @@ describe('the gateway through PgBouncer in transaction mode', () => {
     }
   });
 
+  it('says at start that statements through the pooler have no server-side timeout while the role sets none', () => {
+    // The pooler hands its server connections to other clients: the gateway cannot set statement_timeout there.
+    for (const instance of [a, b]) {
+      expect(instance.server.lines.out.join('\n')).toContain(
+        'statements through the pooler have no statement_timeout on the server',
+      );
+    }
+  });
+
   describe('the legacy REST contract', () => legacyContract(() => a));
 
   it('answers a nested read again and again on both instances as PostgreSQL holds it', async () => {
