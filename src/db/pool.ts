@@ -182,7 +182,8 @@ class Slots {
   take(timeoutMs: number, granted: () => void, late: (error: Error) => void): void {
     if (this.free > 0) {
       this.free--;
-      return granted();
+      granted();
+      return;
     }
     const grant = () => {
       clearTimeout(timer);
