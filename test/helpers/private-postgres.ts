@@ -38,14 +38,24 @@ export async function serverDirectory(prefix: string): Promise<string> {
   return directory;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port for a server a test starts, free when asked. It is drawn below the kernel's ephemeral range
+ * (32768 and up), where port 0 and every outgoing connection take theirs: a port from there, closed
+ * and handed to a server that binds it later (or again after a restart), could meanwhile be taken by
+ * a client socket or another test's listener, and the server would fail to start.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await bindable(port)) return port;
+  }
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const probe = createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
   });
 }
 
