@@ -26,10 +26,19 @@ function binDirectory(): string {
   return join(root, version, 'bin');
 }
 
-/** A long-running server program, as the postgres user under root (PostgreSQL refuses root), its output kept. */
-function daemon(program: string, args: string[], log: string[], asPostgres = true): ChildProcess {
+/**
+ * A long-running server program, as the postgres user under root (PostgreSQL refuses root), its
+ * output kept. It runs in `cwd`, a directory of its own: Patroni, as the postgres user, fails to
+ * start PostgreSQL from a working directory it may not enter (CI's clone is in a private temporary
+ * directory of root's), and only says "bootstrap in progress" until a test gives up.
+ */
+function daemon(
+  program: string,
+  args: string[],
+  { log, cwd, asPostgres = true }: { log: string[]; cwd: string; asPostgres?: boolean },
+): ChildProcess {
   const [file, argv] = asRoot && asPostgres ? ['runuser', ['-u', 'postgres', '--', program, ...args]] : [program, args];
-  const child = spawn(file, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(file, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   const keep = (chunk: Buffer) => log.push(...chunk.toString().split('\n').filter(Boolean));
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
@@ -100,6 +109,10 @@ const yaml = (value: unknown, indent = ''): string => {
 const telling = (line: string) =>
   !/^\s|Traceback \(most recent call last\)|Exception happened during processing of request|BrokenPipeError/.test(line);
 
+/** A log's first and last lines: how its program started, and what it did last. */
+const ends = (lines: string[]) =>
+  lines.length <= 80 ? lines : [...lines.slice(0, 40), `... ${lines.length - 80} lines ...`, ...lines.slice(-40)];
+
 async function accepting(url: string): Promise<boolean> {
   try {
     return (await fetch(url, { signal: AbortSignal.timeout(1_000) })).ok;
@@ -163,7 +176,7 @@ export async function startPatroniCluster({ synchronous = true } = {}): Promise<
     },
     logs: () =>
       Object.entries(logs)
-        .map(([name, lines]) => `--- ${name}\n${lines.filter(telling).slice(-60).join('\n')}`)
+        .map(([name, lines]) => `--- ${name}\n${ends(lines.filter(telling)).join('\n')}`)
         .join('\n'),
     async remove() {
       // Patroni first: it stops its PostgreSQL; etcd last, which Patroni needs to stop cleanly.
@@ -192,8 +205,7 @@ export async function startPatroniCluster({ synchronous = true } = {}): Promise<
           '--initial-cluster',
           `etcd0=http://127.0.0.1:${etcdPeer}`,
         ],
-        logs.etcd,
-        false,
+        { log: logs.etcd, cwd: directory, asPostgres: false },
       ),
     );
     for (
@@ -259,7 +271,7 @@ export async function startPatroniCluster({ synchronous = true } = {}): Promise<
       await writeFile(file, `${yaml(config).trimStart()}\n`);
       if (asRoot) await run('chown', ['-R', 'postgres:', home]);
       logs[name] = [];
-      children.push(daemon('patroni', [file], logs[name]));
+      children.push(daemon('patroni', [file], { log: logs[name], cwd: home }));
       cluster.nodes.push({
         name,
         port,
@@ -296,7 +308,13 @@ export async function startPatroniCluster({ synchronous = true } = {}): Promise<
       ...route('replicas', replicaPort, '/replica'),
     ].join('\n');
     await writeFile(join(directory, 'haproxy.cfg'), `${haproxyConfig}\n`);
-    children.push(daemon('/usr/sbin/haproxy', ['-db', '-f', join(directory, 'haproxy.cfg')], logs.haproxy, false));
+    children.push(
+      daemon('/usr/sbin/haproxy', ['-db', '-f', join(directory, 'haproxy.cfg')], {
+        log: logs.haproxy,
+        cwd: directory,
+        asPostgres: false,
+      }),
+    );
     await cluster.healthy();
   } catch (error) {
     await cluster.remove();
