@@ -35,15 +35,26 @@ const WAKE_GAP_MS = 5;
 /** How long events are kept for instances that read late; older ones are deleted by any instance. */
 const RETENTION_MS = 60_000;
 
-// Every transaction whose id is below the oldest one still running has ended, so its events are all
-// visible and none can appear later below that horizon: reading each time from the last horizon to
-// the new one reads every committed event once, whatever the order the transactions committed in.
+// Every transaction of this database whose id is below the horizon has ended, so its events are all
+// visible and none can appear later below it: reading each time from the last horizon to the new one
+// reads every committed event once, whatever the order the transactions committed in. The horizon is
+// the oldest transaction still running in the statement's snapshot, leaving out those that a backend
+// of another database runs (they cannot write this database's outbox, and a transaction held open
+// there must not hold back every board here); a running id that no backend shows any more counts.
 // The outbox is unlogged: a server that starts (after a crash, or a standby promoted in a failover)
 // has it empty, and its transaction ids need not pass the old horizon, so a read that finds another
 // server reads its outbox from the start, all of it written since.
-const horizonSql = 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text, pg_postmaster_start_time()::text';
+const horizon = `(SELECT least(pg_snapshot_xmax(snapshot)::text::bigint, (
+    SELECT min(running::text::bigint) FROM pg_snapshot_xip(snapshot) running
+    WHERE NOT EXISTS (
+      SELECT FROM pg_stat_get_activity(NULL) backend
+      WHERE backend.backend_xid::text::bigint = running::text::bigint % 4294967296
+        AND backend.datid <> (SELECT oid FROM pg_database WHERE datname = current_database())
+    )
+  )) AS xmin, pg_postmaster_start_time()::text AS server FROM pg_current_snapshot() snapshot)`;
+const horizonSql = `SELECT xmin::text, server FROM ${horizon} h`;
 const readSql = `SELECT h.xmin::text, h.server, e.payload
-FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin, pg_postmaster_start_time()::text AS server) h
+FROM ${horizon} h
 LEFT JOIN ${EVENT_TABLE} e ON e.xid >= $1::bigint AND e.xid < h.xmin
 ORDER BY e.xid, e.id`;
 // Only on the server whose horizon it was: on another, newer events may lie below it.

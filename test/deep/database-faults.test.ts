@@ -2,14 +2,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/index.js';
 import { seedDemo } from '../../src/db/seed/index.js';
 import type { DemoKeys } from '../../src/db/seed/keys.js';
-import { eventually, holdRowLock, onDatabase, timedGraphQL, timedRest, type Answered } from '../helpers/faults.js';
+import {
+  eventually,
+  holdRowLock,
+  holdTransaction,
+  onDatabase,
+  timedGraphQL,
+  timedRest,
+  type Answered,
+} from '../helpers/faults.js';
+import { subscribeSse } from '../helpers/live.js';
 import { startPgBouncer, type PgBouncer } from '../helpers/pgbouncer.js';
 import { createPrivateCluster, createReplica, type PrivateCluster } from '../helpers/private-postgres.js';
 import { startGateway, type GatewayProcess } from '../helpers/processes.js';
 
 // Faults the tests make themselves on servers of this file's own, each request timed: a row lock held
 // by another session, a statement that runs too long, a replica that stops answering mid-read, a
-// server stopped with SIGSTOP (postmaster and backends), and PgBouncer with no server behind it.
+// server stopped with SIGSTOP (postmaster and backends), PgBouncer with no server behind it, and a
+// transaction left open in another database of the server.
 // The gateways run with short bounds, so that every request must be answered within 4 s.
 
 const bounds = {
@@ -131,6 +141,33 @@ describe('a row lock held by another session', () => {
     expect(await nameOf(locked)).toBe(before);
     expect((await rename(a, locked, 'After the lock', 'graphql')).status).toBe(200);
     expect(await nameOf(locked)).toBe('After the lock');
+  });
+});
+
+describe('a transaction left open in another database of the server', () => {
+  it('holds back no live event: a rename by another instance reaches a subscriber within a second', async () => {
+    const board = boards[2];
+    const events = await subscribeSse(
+      a.url,
+      keys.owner,
+      'subscription($id: Int!) { whiteboardEvents(whiteboardId: $id) { ... on LiveEvent { kind type rowId } } }',
+      { id: board },
+    );
+    // A transaction with an id, as any that has written: it is in every snapshot of the server.
+    const open = await holdTransaction(primary.url, 'SELECT pg_current_xact_id()');
+    try {
+      const sent = Date.now();
+      expect((await rename(withReplica, board, 'Renamed elsewhere', 'graphql')).status).toBe(200);
+      expect((await events.next(2_000)).data.whiteboardEvents).toEqual({
+        kind: 'UPDATED',
+        type: 'Whiteboard',
+        rowId: board,
+      });
+      expect(Date.now() - sent).toBeLessThan(1_000);
+    } finally {
+      events.close();
+      await open.release();
+    }
   });
 });
 

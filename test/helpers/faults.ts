@@ -45,12 +45,16 @@ export const timedRest = (url: string, key: string, method: string, path: string
     }),
   );
 
-/** A session of its own on `url` that holds a row lock (SELECT ... FOR UPDATE) until `release`. */
-export async function holdRowLock(url: string, table: string, id: number): Promise<{ release(): Promise<void> }> {
+/** A session of its own on `url` in a transaction, begun with `sql`, left open until `release`. */
+export async function holdTransaction(
+  url: string,
+  sql: string,
+  values: unknown[] = [],
+): Promise<{ release(): Promise<void> }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   await client.query('BEGIN');
-  await client.query(`SELECT 1 FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
+  await client.query(sql, values);
   return {
     async release() {
       await client.query('ROLLBACK');
@@ -58,6 +62,10 @@ export async function holdRowLock(url: string, table: string, id: number): Promi
     },
   };
 }
+
+/** A session of its own on `url` that holds a row lock (SELECT ... FOR UPDATE) until `release`. */
+export const holdRowLock = (url: string, table: string, id: number) =>
+  holdTransaction(url, `SELECT 1 FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
 
 /** Runs statements on `url` on a connection of its own. */
 export async function onDatabase(url: string, sql: string, values: unknown[] = []): Promise<pg.QueryResult> {
