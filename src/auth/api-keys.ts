@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Prisma } from '../db/index.js';
 import type { ApiKeyPermission } from '../generated/prisma/enums.js';
 
@@ -13,7 +13,7 @@ export function generateSecret(): string {
 
 // A fast hash is enough here: the secrets are random and long, so there is nothing to guess from the hash.
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** Compares a stored hash with the hash of a presented secret in constant time. */

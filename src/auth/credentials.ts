@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { prisma } from '../db/index.js';
 import { countRefusal } from '../observability/metrics.js';
 import { userOfToken } from './identities.js';
@@ -42,7 +42,7 @@ export function credentialOf(
 /** The principal of a verified token, cached as a key's is; the identity's use is recorded once per cache period. */
 async function tokenPrincipal(token: string, verifier: TokenVerifier): Promise<Principal | Refusal> {
   const caching = await cacheable();
-  const id = `bearer:${verifier.id}:${createHash('sha256').update(token).digest('base64url')}`;
+  const id = `bearer:${verifier.id}:${hash('sha256', token, 'base64url')}`;
   const cached = cachedPrincipal(id, caching);
   if (cached) return cached;
   const verified = await verifier.verify(token);
