@@ -8,6 +8,8 @@ export const shared = {
   test: {
     // `dist/` for the suites that start `npm start`'s server as a process.
     globalSetup: ['test/global-setup.ts'],
+    // Each file's scratch directories are removed when it ends.
+    setupFiles: ['test/setup-scratch.ts'],
     pool: 'forks' as const,
     testTimeout: 30_000,
     hookTimeout: 120_000,

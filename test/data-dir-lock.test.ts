@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { acquireDataDirLock, liveHolder, lockPath } from '../src/db/data-dir-lock.js';
+import { scratchDirectory } from './helpers/scratch.js';
 
-const newDataDir = () => mkdtempSync(join(tmpdir(), 'gateway-lock-'));
+const newDataDir = () => scratchDirectory('gateway-lock-');
 /** The pid of a process that has ended. */
 const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid!;
 

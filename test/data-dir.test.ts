@@ -2,18 +2,18 @@
 // command-line tools work through the running server, and nothing acknowledged is lost. Real
 // processes (the compiled server as `npm start` runs it, the tools as `npm run` runs them) on a real
 // PGlite directory; the tests run in order on one directory and one server.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockPath } from '../src/db/data-dir-lock.js';
 import { demo } from '../src/db/seed/index.js';
 import { runScript, startServer, type ServerProcess } from './helpers/processes.js';
+import { scratchDirectory } from './helpers/scratch.js';
 
 const demoKey = 'wbg_data_dir_test_key';
 const owner = demo.users.owner.email;
-const dataDir = mkdtempSync(join(tmpdir(), 'gateway-data-dir-'));
+const dataDir = scratchDirectory('gateway-data-dir-');
 const serverEnv = { DATA_DIR: dataDir, PORT: '0', DEMO_API_KEY: demoKey };
 let server: ServerProcess;
 

@@ -1,12 +1,12 @@
 // The embedded database's memory: PostgreSQL's buffers are bounded (PGlite's WebAssembly memory
 // grows to hold them and never shrinks), and a new data directory is created and migrated in a
 // process of its own, so the server never holds what initdb and the schema engine used.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPglite, type DatabaseEngine } from '../src/db/engine.js';
 import { hasPendingMigrations } from '../src/db/migrate.js';
+import { scratchDirectory } from './helpers/scratch.js';
 
 let engine: DatabaseEngine | undefined;
 afterEach(async () => {
@@ -14,7 +14,7 @@ afterEach(async () => {
   engine = undefined;
 });
 
-const newDataDir = () => mkdtempSync(join(tmpdir(), 'gateway-pglite-memory-'));
+const newDataDir = () => scratchDirectory('gateway-pglite-memory-');
 
 describe('the embedded database', () => {
   it('keeps 16 MB of shared buffers, on a data directory and in memory', async () => {

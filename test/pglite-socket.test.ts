@@ -1,8 +1,7 @@
 // The embedded database shared on its socket, in process: a PostgreSQL client's sessions and the
 // server's own statements take turns, and a client that leaves cannot leave anything half-done.
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PGlite, protocol } from '@electric-sql/pglite';
@@ -11,13 +10,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { lockPath } from '../src/db/data-dir-lock.js';
 import { openPglite, openPostgres, type DatabaseEngine } from '../src/db/engine.js';
 import { shareOverSocket, socketPath, socketUrl } from '../src/db/pglite-socket.js';
+import { scratchDirectory } from './helpers/scratch.js';
 
 const message = protocol.serialize;
 let dataDir: string;
 let engine: DatabaseEngine;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'gateway-socket-'));
+  dataDir = scratchDirectory('gateway-socket-');
   engine = await openPglite(dataDir, { share: true });
   await engine.query('CREATE TABLE note (text text)');
 });
@@ -122,7 +122,7 @@ describe('the embedded database shared on its socket', () => {
   it('cuts off a client that idles in a transaction, and rolls it back, so the server goes on', async () => {
     const pglite = await PGlite.create();
     await pglite.exec('CREATE TABLE note (text text)');
-    const directory = mkdtempSync(join(tmpdir(), 'gateway-socket-'));
+    const directory = scratchDirectory('gateway-socket-');
     const shared = await shareOverSocket(pglite, directory, { idleInTransactionMs: 300 });
     const idle = new pg.Client({ connectionString: socketUrl(directory) });
     await idle.connect();
@@ -138,7 +138,7 @@ describe('the embedded database shared on its socket', () => {
   });
 
   it('refuses a data directory too long for its socket, and leaves no lock behind', async () => {
-    const deep = join(mkdtempSync(join(tmpdir(), 'gateway-socket-')), 'd'.repeat(100));
+    const deep = join(scratchDirectory('gateway-socket-'), 'd'.repeat(100));
     await expect(openPglite(deep, { share: true })).rejects.toThrow(/too long a path for its socket/);
     expect(existsSync(lockPath(deep))).toBe(false);
   });

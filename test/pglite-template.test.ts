@@ -1,18 +1,18 @@
 // The embedded database's template: a new database loads it instead of running initdb and the
 // migrations, and must be the very database those would have made.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { expect, it } from 'vitest';
 import { createDataDirectory, startPglite } from '../src/db/pglite.js';
 import { readTemplate } from '../src/db/pglite-template.js';
+import { scratchDirectory } from './helpers/scratch.js';
 
 /** A process id that no process holds: one that just exited. */
 const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid;
 
-const scratch = () => mkdtempSync(join(tmpdir(), 'gateway-template-'));
+const scratch = () => scratchDirectory('gateway-template-');
 
 /** What the migrations made: tables and columns, indexes, constraints, triggers, functions, the migrations' record. */
 async function schemaOf(pglite: PGlite): Promise<unknown[]> {

@@ -1,9 +1,7 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { postgresServerUrl } from './helpers/database.js';
 import { startServer as start } from './helpers/processes.js';
+import { scratchDirectory } from './helpers/scratch.js';
 
 // The production path: the compiled server, started by the start script.
 
@@ -44,7 +42,7 @@ describe('start-up and shutdown', () => {
   });
 
   it('serves, then on SIGTERM lets the request in flight finish, closes the database and exits 0', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-start-'));
+    const dataDir = scratchDirectory('gateway-start-');
     const { child, lines, url, exit } = start({ DATA_DIR: dataDir, PORT: '0', DEMO_API_KEY: 'wbg_start_test_key' });
     const body = JSON.stringify({ query: '{ whiteboards { totalCount } }' });
     const headers = { 'content-type': 'application/json', 'x-api-key': 'wbg_start_test_key' };

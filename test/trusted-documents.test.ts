@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
@@ -8,6 +7,7 @@ import WebSocket from 'ws';
 import { loadTrustedDocuments } from '../src/http/trusted-documents.js';
 import { rest } from './helpers/rest.js';
 import { ofTheRequest, startTestServer, type TestServer } from './helpers/server.js';
+import { scratchDirectory } from './helpers/scratch.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -16,7 +16,7 @@ const boards =
 const me = 'query Me { me { rowId } }';
 const unlisted = sha256('{ __typename }');
 
-const directory = mkdtempSync(join(tmpdir(), 'trusted-documents-'));
+const directory = scratchDirectory('trusted-documents-');
 /** Written as GraphQL Codegen's client preset writes persisted-documents.json: id to document. */
 const manifest = join(directory, 'persisted-documents.json');
 writeFileSync(manifest, JSON.stringify({ [sha256(boards)]: boards, [sha256(me)]: me }));
