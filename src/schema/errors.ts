@@ -7,8 +7,14 @@ import type { DatabaseTimeout } from '../db/unavailable.js';
 // the REST layer maps codes to its own statuses (src/rest/errors.ts). Only errors that end a request
 // before anything runs carry a status of their own.
 
-function expected(code: string, message: string, extensions: Record<string, unknown> = {}): GraphQLError {
-  return new GraphQLError(message, { extensions: { code, ...extensions } });
+/** An error of kind `code`; at `located`'s place in the operation when given (a failure the executor caught there). */
+function expected(
+  code: string,
+  message: string,
+  extensions: Record<string, unknown> = {},
+  located?: GraphQLError,
+): GraphQLError {
+  return new GraphQLError(message, { nodes: located?.nodes, path: located?.path, extensions: { code, ...extensions } });
 }
 
 /** An error the caller caused: it reaches the client with the offending argument or field path. */
@@ -58,13 +64,11 @@ export function conflict(message: string): GraphQLError {
 
 /** A deadlock or serialization failure PostgreSQL resolved by aborting this change (src/db/unavailable.ts). */
 export function collided(located?: GraphQLError): GraphQLError {
-  return new GraphQLError(
+  return expected(
+    'CONFLICT',
     'The change collided with another one made at the same moment and was not made; send it again',
-    {
-      nodes: located?.nodes,
-      path: located?.path,
-      extensions: { code: 'CONFLICT', retryable: true },
-    },
+    { retryable: true },
+    located,
   );
 }
 
@@ -75,14 +79,12 @@ export const unavailableMessage = `The database cannot be reached; retry in ${RE
 
 /** The database cannot be reached (src/db/unavailable.ts): the request may succeed later; at `located`'s place in the operation when given. */
 export function serviceUnavailable(located?: GraphQLError): GraphQLError {
-  return new GraphQLError(unavailableMessage, {
-    nodes: located?.nodes,
-    path: located?.path,
-    extensions: {
-      code: 'SERVICE_UNAVAILABLE',
-      http: { status: 503, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
-    },
-  });
+  return expected(
+    'SERVICE_UNAVAILABLE',
+    unavailableMessage,
+    { http: { status: 503, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } } },
+    located,
+  );
 }
 
 const timeoutMessages: Record<DatabaseTimeout, string> = {
@@ -92,15 +94,12 @@ const timeoutMessages: Record<DatabaseTimeout, string> = {
 
 /** A statement ran past its bound (src/db/unavailable.ts: databaseTimeout) and was stopped; at `located`'s place when given. */
 export function databaseTimedOut(timeout: DatabaseTimeout, located?: GraphQLError): GraphQLError {
-  return new GraphQLError(timeoutMessages[timeout], {
-    nodes: located?.nodes,
-    path: located?.path,
-    extensions: {
-      code: 'DATABASE_TIMEOUT',
-      timeout,
-      http: { status: 504, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
-    },
-  });
+  return expected(
+    'DATABASE_TIMEOUT',
+    timeoutMessages[timeout],
+    { timeout, http: { status: 504, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } } },
+    located,
+  );
 }
 
 export function tooManySubscriptions(limit: number): GraphQLError {
