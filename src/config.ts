@@ -79,6 +79,10 @@ export interface Config {
   maxSubscriptionsPerKey: number;
   /** How often an instance with subscribers reads the committed live events of every instance. @default 25 ms */
   livePollMs: number;
+  /** How long a WebSocket may stay open without a valid `connection_init` (graphql-transport-ws). @default 3000 ms */
+  webSocketInitTimeoutMs: number;
+  /** WebSockets one client address may hold open before they sign in; more are refused at the upgrade. @default 16 */
+  webSocketUnauthenticatedPerAddress: number;
   /** Least severe log level written: fatal, error, warn, info (one line per request), debug, trace or silent. @default info */
   logLevel: string;
   /** `json` (one object per line) or `pretty` (human-readable; `npm run dev` sets it). @default json */
@@ -301,6 +305,8 @@ function configFrom(read: Settings): Config {
     rowLevelSecurity: rowLevelSecurity(read, databaseUrl, network.databaseDirectUrl),
     maxSubscriptionsPerKey: read.integer('MAX_SUBSCRIPTIONS_PER_KEY', 20),
     livePollMs: read.integer('LIVE_POLL_MS', 25),
+    webSocketInitTimeoutMs: read.integer('WEBSOCKET_INIT_TIMEOUT_MS', 3000, 100),
+    webSocketUnauthenticatedPerAddress: read.integer('WEBSOCKET_UNAUTHENTICATED_PER_ADDRESS', 16),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     logFormat: read.oneOf<LogFormat>('LOG_FORMAT', ['json', 'pretty'], 'json'),
     metricsToken: read.optional('METRICS_TOKEN'),

@@ -9,7 +9,8 @@ import { db } from '../db/index.js';
 import { databaseTimeout, isDatabaseUnavailable } from '../db/unavailable.js';
 import type { Context } from '../schema/context.js';
 import { contextFactory } from './context.js';
-import { useRequirePrincipal } from './use-require-principal.js';
+import { useOperationGuard } from './guard.js';
+import { principalRequired } from './principal-required.js';
 import { LiveHub } from '../live/hub.js';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, graphiqlOptions, renderGraphiQL } from './graphiql.js';
 import { graphqlErrorReporting, maskError } from './graphql-errors.js';
@@ -26,10 +27,11 @@ import { corsRules, withCors } from './cors.js';
 import { timedOutAnswer, unavailable } from '../rest/errors.js';
 import { usePlans } from '../read-plans/plugin.js';
 import { useLiveWake } from './live-wake.js';
+import type { WebSocketLimits } from './websocket-door.js';
 import { useReadReplicas } from './read-replicas.js';
 import { useRowLevelSecurity } from './row-level-security.js';
 import { createRateLimits } from './rate-limit/index.js';
-import { useRateLimits } from './rate-limit/plugin.js';
+import { rateLimited, useRateLimitHeaders } from './rate-limit/plugin.js';
 import { loadTrustedDocuments, useTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
 import { metricsOn, noteRoute, observabilityPlugins, observedListener } from '../observability/index.js';
 import { logError, yogaLogger } from '../observability/logger.js';
@@ -63,6 +65,8 @@ export interface Gateway {
   corsOrigins: CorsOrigins;
   /** Verifies bearer tokens of the OpenID Connect issuers (OIDC_ISSUER); undefined: API keys only. */
   tokens: TokenVerifier | undefined;
+  /** What the WebSocket door holds (src/http/websocket.ts). */
+  webSocket: WebSocketLimits;
   /** REST, files, docs and probes. */
   router: Hono;
   /** What the node:http server runs: `/graphql` straight to Yoga's own Node adapter, the rest to the router. */
@@ -116,11 +120,15 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
       ...(trustedDocuments ? [useTrustedDocuments(trustedDocuments)] : []),
       bodyLimits(config),
       ...graphqlErrorReporting(),
-      useRequirePrincipal(),
-      operationLimits(measure),
-      ...(rateLimits ? [useRateLimits(rateLimits)] : []),
+      // Every operation, whatever its kind and door, passes these before anything of it runs.
+      useOperationGuard([
+        principalRequired,
+        operationLimits(measure),
+        ...(rateLimits ? [rateLimited(rateLimits)] : []),
+        storableArguments,
+      ]),
+      ...(rateLimits ? [useRateLimitHeaders(rateLimits)] : []),
       ...(config.introspection ? [] : [disableIntrospection]),
-      storableArguments(),
       useLiveWake(live),
       ...(config.readPlans ? [usePlans()] : []),
       ...(config.replicaUrls.length ? [useReadReplicas()] : []),
@@ -174,6 +182,12 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     trustedDocuments,
     corsOrigins: config.corsOrigins,
     tokens,
+    webSocket: {
+      maxMessageBytes: config.maxBodyBytes,
+      initTimeoutMs: config.webSocketInitTimeoutMs,
+      unauthenticatedPerAddress: config.webSocketUnauthenticatedPerAddress,
+      socketsPerHolder: config.maxSubscriptionsPerKey,
+    },
     router: app,
     listener: observedListener(
       withCors(

@@ -5,8 +5,8 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
+import type { OperationCheck } from './guard.js';
 import { countRows, type RowCount } from './node-limit.js';
 import { operationShape, type OperationShape } from './operation-shape.js';
 
@@ -123,14 +123,12 @@ export function operationMeasure(limits: Limits): OperationMeasure {
   };
 }
 
-/** The limits, checked before anything runs (so before any SQL), for /graphql and the REST routes alike. */
-export function operationLimits(measure: OperationMeasure): Plugin {
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const operation = getOperationAST(args.document, args.operationName);
-      if (!operation) return;
-      const measured = measure(args.schema, args.document, operation, args.variableValues ?? {});
-      if ('refusal' in measured) setResultAndStopExecution({ errors: [measured.refusal] });
-    },
+/** The limits, checked before anything runs (so before any SQL), for every operation on every door. */
+export function operationLimits(measure: OperationMeasure): OperationCheck {
+  return ({ schema, document, operationName, variableValues }) => {
+    const operation = getOperationAST(document, operationName);
+    if (!operation) return undefined;
+    const measured = measure(schema, document, operation, variableValues ?? {});
+    return 'refusal' in measured ? measured.refusal : undefined;
   };
 }

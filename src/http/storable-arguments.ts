@@ -14,9 +14,9 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { coercedVariables } from '../read-plans/variables.js';
-import type { Plugin } from 'graphql-yoga';
 import { fragmentsOf } from '../read-plans/selection.js';
 import { unstorableInput } from '../schema/storable.js';
+import type { OperationCheck } from './guard.js';
 
 /** A field of the operation that takes arguments. */
 interface ArgumentSite {
@@ -80,30 +80,27 @@ function argumentValues(
 
 /**
  * Refuses, before anything runs, an operation with an argument value PostgreSQL would refuse (see
- * schema/storable.ts): every field's arguments, literal or from variables, for mutations and reads
- * alike (a read plan sends filter values straight to SQL). The error names the argument path
- * (`input.name`), or the variable's for a value given in one. Runs before the read plans.
+ * schema/storable.ts): every field's arguments, literal or from variables, in reads, mutations and
+ * subscriptions alike (a read plan sends filter values straight to SQL). The error names the
+ * argument path (`input.name`), or the variable's for a value given in one. Runs before the read plans.
  */
-export function storableArguments(): Plugin {
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const operation = getOperationAST(args.document, args.operationName);
-      if (!operation) return;
-      let sites = sitesOf.get(operation);
-      if (!sites) sitesOf.set(operation, (sites = argumentSites(args.schema, args.document, operation)));
-      if (!sites.length) return;
-      // Variables the executor will refuse are left to it, with its own message.
-      const variables = coercedVariables(args.schema, operation, args.variableValues);
-      if (variables.errors) return;
-      // Variables first, so a value from one is named by its variable's path (the REST layer's too); then the literals.
-      const values = [
-        ...Object.entries(variables.coerced),
-        ...sites.flatMap(({ field, node }) => Object.entries(argumentValues(field, node, variables.coerced))),
-      ];
-      for (const [name, value] of values) {
-        const error = unstorableInput(value, name);
-        if (error) return setResultAndStopExecution({ errors: [error] });
-      }
-    },
-  };
-}
+export const storableArguments: OperationCheck = ({ schema, document, operationName, variableValues }) => {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return undefined;
+  let sites = sitesOf.get(operation);
+  if (!sites) sitesOf.set(operation, (sites = argumentSites(schema, document, operation)));
+  if (!sites.length) return undefined;
+  // Variables the executor will refuse are left to it, with its own message.
+  const variables = coercedVariables(schema, operation, variableValues);
+  if (variables.errors) return undefined;
+  // Variables first, so a value from one is named by its variable's path (the REST layer's too); then the literals.
+  const values = [
+    ...Object.entries(variables.coerced),
+    ...sites.flatMap(({ field, node }) => Object.entries(argumentValues(field, node, variables.coerced))),
+  ];
+  for (const [name, value] of values) {
+    const error = unstorableInput(value, name);
+    if (error) return error;
+  }
+  return undefined;
+};

@@ -5,6 +5,7 @@ import { isRefusal } from '../auth/refusals.js';
 import { roleAllows } from '../auth/roles.js';
 import { principalOf, type Context } from '../schema/context.js';
 import { forbidden, tooManySubscriptions, unauthenticated } from '../schema/errors.js';
+import { createLoaders } from '../schema/loaders.js';
 import type { LiveEvent } from './events.js';
 import { logError } from '../observability/logger.js';
 import { EventQueue } from './queue.js';
@@ -31,6 +32,7 @@ const mayRead = (principal: Principal, organizationId: number) =>
  * event and whenever its user's keys, identities or memberships change (the principal cache hears of
  * it through `principal_changed`), and when the key or token expires, event or none: a revoked or
  * expired key or token, a revoked identity or a removed membership ends the stream with a final error.
+ * Each event's selection runs as the caller was at its check: `ctx` takes that principal.
  */
 export async function openStream(ctx: Context, scope: StreamScope): Promise<AsyncIterable<Delivery>> {
   const { live } = ctx;
@@ -69,6 +71,8 @@ export async function openStream(ctx: Context, scope: StreamScope): Promise<Asyn
     if (!mayRead(current, scope.organizationId))
       return forbidden('Access to the organization was withdrawn: the subscription ended');
     watchExpiry(current.expiresAt);
+    // The events run as the caller is now (its roles in other organizations too), not as it subscribed.
+    if (current !== ctx.principal) Object.assign(ctx, { principal: current, loaders: createLoaders(current) });
     return undefined;
   };
   // One check at a time, so events keep their order.

@@ -19,7 +19,7 @@ export interface Context {
   request: Request;
   /** What the caller presented, so a subscription can ask again whether it still holds. */
   credential: Credential | null;
-  /** Null for a request without a credential, which may ask only for public fields (src/http/use-require-principal.ts). */
+  /** Null for a request without a credential, which may ask only for public fields (src/http/principal-required.ts). */
   principal: Principal | null;
   /** The instance's subscriptions. */
   live: LiveHub;
@@ -27,12 +27,12 @@ export interface Context {
   loaders: Loaders;
 }
 
-/** The extension that opens a root field to callers without an API key (registerWithInvite); useRequirePrincipal reads it. */
+/** The extension that opens a root field to callers without an API key (registerWithInvite); principalRequired reads it. */
 export const publicField = { public: true } as const;
 
 /** The caller's principal: every field but the public ones runs with one. */
 export function principalOf(ctx: Pick<Context, 'principal'>): Principal {
-  // useRequirePrincipal refuses such a request before it runs; this keeps that true field by field.
+  // principalRequired refuses such a request before it runs; this keeps that true field by field.
   if (!ctx.principal) throw unauthenticated();
   return ctx.principal;
 }

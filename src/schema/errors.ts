@@ -109,3 +109,9 @@ export function tooManySubscriptions(limit: number): GraphQLError {
     { http: { status: 429 } },
   );
 }
+
+export function tooManyOperations(limit: number): GraphQLError {
+  return expected('TOO_MANY_OPERATIONS', `A WebSocket may run ${limit} operations at once; complete one first`, {
+    http: { status: 429 },
+  });
+}

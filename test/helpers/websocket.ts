@@ -1,0 +1,122 @@
+import WebSocket from 'ws';
+
+/** A message the server sent, parsed (graphql-transport-ws: `type`, `id`, `payload`). */
+export interface ServerMessage {
+  type: string;
+  id?: string;
+  payload?: any;
+}
+
+/**
+ * A WebSocket to the gateway's /graphql spoken to frame by frame, as a hostile client would: what it
+ * sends is not checked, every message the server sends is kept, and the close code and reason are read.
+ */
+export class RawSocket {
+  readonly messages: ServerMessage[] = [];
+  /** Resolves when the connection ends: the close code and reason (1006 when cut without one). */
+  readonly closed: Promise<{ code: number; reason: string }>;
+  /** The upgrade's refusal, when the server answered it with a status instead of 101. */
+  readonly refused: Promise<number | undefined>;
+  private readonly waiters = new Set<() => void>();
+
+  private constructor(readonly socket: WebSocket) {
+    socket.on('message', (data) => {
+      let parsed: ServerMessage;
+      try {
+        parsed = JSON.parse(String(data));
+      } catch {
+        parsed = { type: 'unparsable', payload: String(data) };
+      }
+      this.messages.push(parsed);
+      for (const waiter of this.waiters) waiter();
+    });
+    socket.on('error', () => {});
+    this.closed = new Promise((resolve) =>
+      socket.on('close', (code, reason) => {
+        resolve({ code, reason: String(reason) });
+        for (const waiter of this.waiters) waiter();
+      }),
+    );
+    this.refused = new Promise((resolve) => {
+      socket.on('unexpected-response', (_request, response) => {
+        resolve(response.statusCode);
+        response.resume();
+        socket.terminate();
+      });
+      socket.on('open', () => resolve(undefined));
+      socket.on('close', () => resolve(undefined));
+    });
+  }
+
+  /** Opens a socket to `url`'s /graphql with the graphql-transport-ws subprotocol (or `protocol`). */
+  static open(url: string, options: { protocol?: string; headers?: Record<string, string> } = {}): RawSocket {
+    const target = `${url.replace(/^http/, 'ws')}/graphql`;
+    return new RawSocket(
+      new WebSocket(target, options.protocol ?? 'graphql-transport-ws', { headers: options.headers }),
+    );
+  }
+
+  /** Opens a socket and signs in with an API key (or a bearer token); resolves once the server acknowledged. */
+  static async signedIn(url: string, credential: string | { bearer: string }): Promise<RawSocket> {
+    const socket = RawSocket.open(url);
+    await socket.opened();
+    socket.send({
+      type: 'connection_init',
+      payload:
+        typeof credential === 'string' ? { 'X-API-KEY': credential } : { Authorization: `Bearer ${credential.bearer}` },
+    });
+    const ack = await socket.next((message) => message.type === 'connection_ack', 5_000);
+    if (!ack) throw new Error(`not acknowledged: ${JSON.stringify(await socket.closed)}`);
+    return socket;
+  }
+
+  /** Resolves once open; rejects when the upgrade was refused. */
+  async opened(): Promise<void> {
+    if (this.socket.readyState === WebSocket.OPEN) return;
+    await new Promise<void>((resolve, reject) => {
+      this.socket.once('open', () => resolve());
+      this.socket.once('close', () => reject(new Error('closed before it opened')));
+    });
+  }
+
+  /** Sends a message: an object as JSON, a string or bytes as they are. */
+  send(message: object | string | Buffer): void {
+    this.socket.send(typeof message === 'object' && !Buffer.isBuffer(message) ? JSON.stringify(message) : message);
+  }
+
+  /** The first message (kept or to come) that `matches`, removed from those kept; undefined when the socket closes first or `timeoutMs` passes. */
+  next(matches: (message: ServerMessage) => boolean, timeoutMs = 2_000): Promise<ServerMessage | undefined> {
+    return new Promise((resolve) => {
+      const look = () => {
+        const index = this.messages.findIndex(matches);
+        if (index >= 0) {
+          done();
+          resolve(this.messages.splice(index, 1)[0]);
+        } else if (this.socket.readyState === WebSocket.CLOSED) {
+          done();
+          resolve(undefined);
+        }
+      };
+      const timer = setTimeout(() => (done(), resolve(undefined)), timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(look);
+      };
+      this.waiters.add(look);
+      look();
+    });
+  }
+
+  /** Subscribes (or runs an operation) under `id`, and resolves with its first `next` or `error` message. */
+  async first(id: string, query: string, variables?: Record<string, unknown>, timeoutMs = 2_000) {
+    this.send({ type: 'subscribe', id, payload: { query, variables } });
+    return this.next(
+      (message) => message.id === id && (message.type === 'next' || message.type === 'error'),
+      timeoutMs,
+    );
+  }
+
+  close(): void {
+    this.socket.terminate();
+  }
+}
