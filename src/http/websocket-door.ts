@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { WebSocket as ProtocolSocket } from 'graphql-ws';
 import type { WebSocket } from 'ws';
 import { logger } from '../observability/logger.js';
@@ -71,6 +72,13 @@ export function closeSoon(socket: WebSocket, code: number, reason: string): void
   setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
 }
 
+/** Closes for a fault of the client's frames and reads nothing more of it: a client that goes on sending costs no more work. */
+function refuse(socket: WebSocket, connection: Duplex, code: number, reason: string): void {
+  closeSoon(socket, code, reason);
+  // After ws's own resume of the connection, which it schedules when it refuses a frame.
+  setImmediate(() => connection.pause());
+}
+
 /** Sends `data` unless the client has left too much unread, in which case it is cut off; resolves once written (graphql-ws paces each stream by it). */
 function sendPaced(socket: WebSocket, data: string): Promise<void> {
   return new Promise((resolve) => {
@@ -101,14 +109,19 @@ export function guardSocket(
     received += chunk.length;
     if (received <= SIGN_IN_BYTES) return;
     request.socket.off('data', count);
-    closeSoon(socket, 1009, `Message Too Big: before sign-in a connection may send ${SIGN_IN_BYTES} bytes`);
+    refuse(
+      socket,
+      request.socket,
+      1009,
+      `Message Too Big: before sign-in a connection may send ${SIGN_IN_BYTES} bytes`,
+    );
   };
   request.socket.on('data', count);
   socket.on('message', (data) => onMessage(String(data)));
   // ws has closed it with the fault's code (1009 for a frame past maxPayload, 1002 or 1007 for a malformed one).
   socket.on('error', (error) => {
     logger.debug({ reason: error.message }, 'a WebSocket frame was refused');
-    closeSoon(socket, 1002, 'Protocol Error');
+    refuse(socket, request.socket, 1002, 'Protocol Error');
   });
   socket.on('ping', () => (socket.bufferedAmount > UNREAD_BYTES ? socket.terminate() : socket.pong()));
   socket.on('pong', () => unanswered.delete(socket));

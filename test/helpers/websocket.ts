@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 
 /** A message the server sent, parsed (graphql-transport-ws: `type`, `id`, `payload`). */
@@ -119,4 +121,87 @@ export class RawSocket {
   close(): void {
     this.socket.terminate();
   }
+}
+
+/**
+ * A WebSocket frame's header as a client sends it: FIN, the opcode (1 text, 2 binary, 0 continuation,
+ * 9 ping), the length it claims, and a mask of zeros (so the payload goes as it is).
+ */
+export function frameHeader(length: number, opcode = 1, fin = true): Buffer {
+  const first = (fin ? 0x80 : 0) | opcode;
+  if (length < 126) return Buffer.from([first, 0x80 | length, 0, 0, 0, 0]);
+  if (length < 65_536) {
+    const header = Buffer.alloc(8);
+    header.writeUInt8(first, 0);
+    header.writeUInt8(0x80 | 126, 1);
+    header.writeUInt16BE(length, 2);
+    return header;
+  }
+  const header = Buffer.alloc(14);
+  header.writeUInt8(first, 0);
+  header.writeUInt8(0x80 | 127, 1);
+  header.writeBigUInt64BE(BigInt(length), 2);
+  return header;
+}
+
+/** A TCP connection upgraded to a WebSocket on `url`'s /graphql by hand, for frames no client library would send; rejects when refused. */
+export function upgradedSocket(url: string, protocol = 'graphql-transport-ws'): Promise<Socket> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () =>
+      socket.write(
+        `GET /graphql HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+          `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
+          `Sec-WebSocket-Protocol: ${protocol}\r\n\r\n`,
+      ),
+    );
+    let head = '';
+    const read = (chunk: Buffer) => {
+      head += chunk.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      socket.off('data', read);
+      if (head.startsWith('HTTP/1.1 101')) resolve(socket);
+      else {
+        socket.destroy();
+        reject(new Error(head.split('\r\n')[0]));
+      }
+    };
+    socket.on('data', read);
+    socket.on('error', reject);
+  });
+}
+
+/** Sends `total` bytes of zeros on `socket` in chunks, as fast as it drains, until all are sent or the server ends it: the bytes sent. */
+export async function pour(socket: Socket, total: number): Promise<number> {
+  const chunk = Buffer.alloc(1024 * 1024);
+  let sent = 0;
+  const ended = new Promise<void>((resolve) => {
+    socket.once('close', () => resolve());
+    socket.once('error', () => resolve());
+  });
+  while (sent < total && !socket.destroyed) {
+    const piece = chunk.subarray(0, Math.min(chunk.length, total - sent));
+    sent += piece.length;
+    if (!socket.write(piece)) await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), ended]);
+  }
+  return sent;
+}
+
+/** The close code of the first close frame `socket` receives (undefined when it ends without one). */
+export function closeCodeOf(socket: Socket): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    let received = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      // A server frame is unmasked: opcode 8 is a close, its first two payload bytes the code.
+      for (let at = 0; at + 2 <= received.length; ) {
+        const opcode = received[at] & 0x0f;
+        const length = received[at + 1] & 0x7f;
+        if (length >= 126) break;
+        if (opcode === 8 && at + 4 <= received.length) return resolve(received.readUInt16BE(at + 2));
+        at += 2 + length;
+      }
+    });
+    socket.once('close', () => resolve(undefined));
+  });
 }
