@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceUser } from '../src/auth/identities.js';
-import { cachedPrincipals, rememberPrincipal, type Principal } from '../src/auth/principal.js';
+import { cachedPrincipals, principalGeneration, rememberPrincipal, type Principal } from '../src/auth/principal.js';
 import { demo } from '../src/db/seed/index.js';
 import { until, subscribeSse, subscribeWs } from './helpers/live.js';
 import { AUDIENCE, TestProvider, type ServiceClient } from './helpers/oidc-provider.js';
@@ -313,7 +313,8 @@ describe('the principal cache', () => {
       organizationIds: [],
     };
     const before = cachedPrincipals();
-    for (let n = 0; n < 1_000; n++) rememberPrincipal(`expired token ${n}`, expired, true);
+    for (let n = 0; n < 1_000; n++)
+      rememberPrincipal(`expired token ${n}`, expired, true, { readAt: principalGeneration() });
     expect(cachedPrincipals() - before).toBeLessThan(300);
   });
 });

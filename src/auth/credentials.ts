@@ -5,6 +5,7 @@ import { userOfToken } from './identities.js';
 import {
   cacheable,
   cachedPrincipal,
+  principalGeneration,
   rememberPrincipal,
   resolvePrincipal,
   userPart,
@@ -45,6 +46,7 @@ async function tokenPrincipal(token: string, verifier: TokenVerifier): Promise<P
   const id = `bearer:${verifier.id}:${hash('sha256', token, 'base64url')}`;
   const cached = cachedPrincipal(id, caching);
   if (cached) return cached;
+  const readAt = principalGeneration();
   const verified = await verifier.verify(token);
   if (isRefusal(verified)) return verified;
   const signedIn = await userOfToken(verified, verifier.config.createUsers);
@@ -56,7 +58,7 @@ async function tokenPrincipal(token: string, verifier: TokenVerifier): Promise<P
     expiresAt: verified.expiresAt,
     permission: verified.permission,
   };
-  rememberPrincipal(id, principal, caching);
+  rememberPrincipal(id, principal, caching, { readAt, acceptedUntil: verified.acceptedUntil });
   if (caching)
     void prisma()
       .userIdentity.update({ where: { id: signedIn.identityId }, data: { lastUsedAt: new Date() } })

@@ -33,9 +33,19 @@ export interface Principal {
 /** How long a resolved key is trusted without asking the database again, unless a change is announced first. @default 10 s */
 const cacheMs = 10_000;
 const cache = new Map<string, { principal: Principal; until: number }>();
+/**
+ * Counts the changes of keys, users, identities and memberships this process has heard of. A
+ * principal is cached only if none came between its read and its caching: one read before a
+ * revocation and cached after the revocation's notification would be served for `cacheMs`.
+ */
+let generation = 0;
+
+/** The count of changes heard so far: taken before a principal is read, and given back to `rememberPrincipal`. */
+export const principalGeneration = () => generation;
 
 /** Forgets a key at once (on revocation), so its next request is refused. */
 export function forgetKey(secretHash: string): void {
+  generation++;
   cache.delete(secretHash);
 }
 
@@ -53,14 +63,21 @@ let writes = 0;
 
 /**
  * Notes a principal as the request's caller and, while `caching`, caches it for `cacheMs`, never past
- * its expiry (so a check at that instant asks again).
+ * the end of its acceptance (a key's expiry; a token's `exp` plus the clock leeway, so a token in
+ * its leeway is not verified and looked up again at every request); not at all when a change was
+ * heard since `readAt` (principalGeneration before the read), which the read may not have seen.
  */
-export function rememberPrincipal(id: string, principal: Principal, caching: boolean): void {
+export function rememberPrincipal(
+  id: string,
+  principal: Principal,
+  caching: boolean,
+  { readAt, acceptedUntil = principal.expiresAt }: { readAt: number; acceptedUntil?: Date | null },
+): void {
   noteCaller(principal);
-  if (!caching) return;
+  if (!caching || readAt !== generation) return;
   const now = Date.now();
   if (++writes % SWEEP_EVERY === 0) for (const [cached, entry] of cache) if (entry.until <= now) cache.delete(cached);
-  cache.set(id, { principal, until: Math.min(now + cacheMs, principal.expiresAt?.getTime() ?? Infinity) });
+  cache.set(id, { principal, until: Math.min(now + cacheMs, acceptedUntil?.getTime() ?? Infinity) });
 }
 
 /** Principals in the cache now, stale ones included until the next sweep; for tests. */
@@ -68,6 +85,7 @@ export const cachedPrincipals = () => cache.size;
 
 /** Forgets every key and token of a user (when the user's memberships or active organization change). */
 export function forgetUser(userId: number): void {
+  generation++;
   for (const [hash, entry] of cache) if (entry.principal.userId === userId) cache.delete(hash);
 }
 
@@ -91,6 +109,7 @@ export function onPrincipalChange(listener: (userId: number | undefined) => void
 }
 
 function principalChanged(userId: number | undefined): void {
+  generation++;
   if (userId === undefined) cache.clear();
   else forgetUser(userId);
   for (const listener of changeListeners) listener(userId);
@@ -150,6 +169,7 @@ export async function resolvePrincipal(secret: string | null | undefined): Promi
   const cached = cachedPrincipal(hash, caching);
   if (cached) return cached;
 
+  const readAt = principalGeneration();
   const key = await prisma().apiKey.findUnique({
     where: { secretHash: hash },
     include: { user: { include: { memberships: { select: { organizationId: true, role: true } } } } },
@@ -173,7 +193,7 @@ export async function resolvePrincipal(secret: string | null | undefined): Promi
     permission: key.permission,
     keyPrefix: key.prefix,
   };
-  rememberPrincipal(hash, principal, caching);
+  rememberPrincipal(hash, principal, caching, { readAt });
   // Recorded once per cache period, off the request's path.
   if (caching)
     void prisma()

@@ -36,6 +36,8 @@ export const refusalReasons = {
     'no user has the verified e-mail of the token, and the gateway creates none (OIDC_CREATE_USERS): ask for an invite',
   UNLINKED_IDENTITY:
     'the token names no verified e-mail and its identity is linked to no user: an operator links it (npm run identity -- link)',
+  EXPIRED:
+    'the API key or bearer token of an open subscription expired, which ended it: subscribe again with a renewed one',
 } as const;
 
 export type RefusalReason = keyof typeof refusalReasons;

@@ -30,6 +30,8 @@ export interface VerifiedToken {
   /** The most the token's scopes allow. */
   permission: ApiKeyPermission;
   expiresAt: Date;
+  /** When it stops being accepted: `exp` plus the clock leeway. */
+  acceptedUntil: Date;
   /** The e-mail the issuer vouches for (`email` with `email_verified: true`, or Entra ID's `xms_edov: true`), else undefined. */
   verifiedEmail: string | undefined;
   givenName: string | undefined;
@@ -126,6 +128,7 @@ export class TokenVerifier {
       subject,
       permission,
       expiresAt: new Date(claims.exp! * 1000),
+      acceptedUntil: new Date((claims.exp! + CLOCK_LEEWAY_S) * 1000),
       // Entra ID sends no email_verified; its optional claim xms_edov says the e-mail's domain owner verified it.
       verifiedEmail:
         email && (claims.email_verified === true || claims.xms_edov === true) ? email.toLowerCase() : undefined,

@@ -4,7 +4,7 @@ import { onPrincipalChange, type Principal } from '../auth/principal.js';
 import { isRefusal } from '../auth/refusals.js';
 import { roleAllows } from '../auth/roles.js';
 import { principalOf, type Context } from '../schema/context.js';
-import { forbidden, tooManySubscriptions, unauthenticated } from '../schema/errors.js';
+import { credentialNames, forbidden, tooManySubscriptions, unauthenticated } from '../schema/errors.js';
 import { createLoaders } from '../schema/loaders.js';
 import type { LiveEvent } from './events.js';
 import { logError } from '../observability/logger.js';
@@ -27,17 +27,30 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const mayRead = (principal: Principal, organizationId: number) =>
   principal.isAdmin || roleAllows(principal.roles.get(organizationId), 'read');
 
+const isPast = (at: Date | null) => at !== null && at.getTime() <= Date.now();
+
+/** The end of a stream whose key or token expired: a client subscribes again with a renewed one. */
+const expired = (principal: Principal, at: Date) =>
+  unauthenticated(
+    `The ${credentialNames[principal.credential]} expired at ${at.toISOString()}: the subscription ended; subscribe again with a renewed one`,
+    'EXPIRED',
+  );
+
 /**
  * The caller's stream of the events in `scope`. The caller's access is checked again before every
  * event and whenever its user's keys, identities or memberships change (the principal cache hears of
- * it through `principal_changed`), and when the key or token expires, event or none: a revoked or
- * expired key or token, a revoked identity or a removed membership ends the stream with a final error.
+ * it through `principal_changed`): a revoked key or token, a revoked identity or a removed membership
+ * ends the stream with a final error. At the key's or token's expiry the stream ends, event or none,
+ * with `UNAUTHENTICATED` (reason `EXPIRED`), and asks nothing more of anyone: the clock leeway a
+ * token is accepted with does not keep a stream past `exp`, and one already past it never opens.
  * Each event's selection runs as the caller was at its check: `ctx` takes that principal.
  */
 export async function openStream(ctx: Context, scope: StreamScope): Promise<AsyncIterable<Delivery>> {
   const { live } = ctx;
   const principal = principalOf(ctx);
   const { credential } = ctx;
+  let expiresAt = principal.expiresAt;
+  if (expiresAt && isPast(expiresAt)) throw expired(principal, expiresAt);
   await live.start();
   if (!live.acquire(principal.holder)) throw tooManySubscriptions(live.maxPerKey);
 
@@ -51,15 +64,14 @@ export async function openStream(ctx: Context, scope: StreamScope): Promise<Asyn
     live.release(principal.holder);
   });
   // Re-armed after every check, so an expiry moved since the stream opened is the one watched.
-  const watchExpiry = (expiresAt: Date | null) => {
+  const watchExpiry = () => {
     clearTimeout(expiry);
-    if (expiresAt && !closed)
-      expiry = setTimeout(
-        () => deliver(),
-        Math.min(Math.max(0, expiresAt.getTime() - Date.now()), MAX_TIMER_MS),
-      ).unref();
+    if (!expiresAt || closed) return;
+    const wait = Math.min(Math.max(1, expiresAt.getTime() - Date.now()), MAX_TIMER_MS);
+    expiry = setTimeout(() => (isPast(expiresAt) ? deliver() : watchExpiry()), wait).unref();
   };
   const refusal = async (): Promise<GraphQLError | undefined> => {
+    if (expiresAt && isPast(expiresAt)) return expired(principal, expiresAt);
     const current = credential && (await authenticate(credential));
     if (!current || isRefusal(current))
       return unauthenticated(
@@ -70,16 +82,18 @@ export async function openStream(ctx: Context, scope: StreamScope): Promise<Asyn
       );
     if (!mayRead(current, scope.organizationId))
       return forbidden('Access to the organization was withdrawn: the subscription ended');
-    watchExpiry(current.expiresAt);
+    expiresAt = current.expiresAt;
+    watchExpiry();
     // The events run as the caller is now (its roles in other organizations too), not as it subscribed.
     if (current !== ctx.principal) Object.assign(ctx, { principal: current, loaders: createLoaders(current) });
     return undefined;
   };
-  // One check at a time, so events keep their order.
+  // One check at a time, so events keep their order; none once the stream has ended.
   let pending = Promise.resolve();
   const deliver = (event?: LiveEvent) => {
     pending = pending
       .then(async () => {
+        if (closed) return;
         const error = await refusal();
         if (error) {
           queue.push(error);
@@ -93,6 +107,6 @@ export async function openStream(ctx: Context, scope: StreamScope): Promise<Asyn
   };
   const stopEvents = live.onEvent((event) => scope.accepts(event) && deliver(event));
   const stopChanges = onPrincipalChange((userId) => (userId === undefined || userId === principal.userId) && deliver());
-  watchExpiry(principal.expiresAt);
+  watchExpiry();
   return queue;
 }
