@@ -105,11 +105,16 @@ async function answers(token: string, headers: Record<string, string> = {}): Pro
   };
 }
 
+/** A token without the gateway's scopes is who it says and may do nothing: 403 (RFC 6750 3.1); any other refusal 401. */
 function refusedFor(reason: string): Refused {
-  const challenge = `Bearer error="${reason === 'INSUFFICIENT_SCOPE' ? 'insufficient_scope' : 'invalid_token'}", error_description="${reason}"`;
+  const scope = reason === 'INSUFFICIENT_SCOPE';
+  const challenge = scope
+    ? `Bearer error="insufficient_scope", error_description="${reason}", scope="whiteboard.read whiteboard.write whiteboard.admin"`
+    : `Bearer error="invalid_token", error_description="${reason}"`;
+  const status = scope ? 403 : 401;
   return {
-    graphql: [401, 'UNAUTHENTICATED', reason, challenge],
-    rest: [401, expect.stringContaining(`(${reason})`) as unknown as string, challenge],
+    graphql: [status, scope ? 'FORBIDDEN' : 'UNAUTHENTICATED', reason, challenge],
+    rest: [status, expect.stringContaining(`(${reason})`) as unknown as string, challenge],
   };
 }
 

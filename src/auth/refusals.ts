@@ -42,11 +42,13 @@ export const refusalReasons = {
 
 export type RefusalReason = keyof typeof refusalReasons;
 
-/** A credential refused: why, and whether it was a bearer token (answered 401 with WWW-Authenticate on both doors). */
+/** A credential refused: why, whether it was a bearer token (answered with WWW-Authenticate on both doors), and the status. */
 export interface Refusal {
   reason: RefusalReason;
   message: string;
   bearer: boolean;
+  /** 403 for a valid token without the gateway's scopes (RFC 6750 3.1: it is who it says, and may not), else 401. */
+  status: 401 | 403;
 }
 
 export const isRefusal = (value: object): value is Refusal => 'reason' in value;
@@ -54,12 +56,26 @@ export const isRefusal = (value: object): value is Refusal => 'reason' in value;
 export function refusal(reason: RefusalReason): Refusal {
   // A key's refusal keeps the words it always had.
   if (reason === 'INVALID_API_KEY')
-    return { reason, message: 'Not authenticated: send a valid API key in the X-API-KEY header', bearer: false };
-  return { reason, message: `Not authenticated (${reason}): ${refusalReasons[reason]}`, bearer: true };
+    return {
+      reason,
+      message: 'Not authenticated: send a valid API key in the X-API-KEY header',
+      bearer: false,
+      status: 401,
+    };
+  if (reason === 'INSUFFICIENT_SCOPE')
+    return { reason, message: `Not permitted (${reason}): ${refusalReasons[reason]}`, bearer: true, status: 403 };
+  return { reason, message: `Not authenticated (${reason}): ${refusalReasons[reason]}`, bearer: true, status: 401 };
 }
 
-/** RFC 6750's challenge for a refused bearer token, naming the reason code in its description. */
+/** RFC 6750's challenge for a refused bearer token, naming the reason code in its description (and the scopes it lacks). */
 export function bearerChallenge(refused: Refusal): string {
-  const error = refused.reason === 'INSUFFICIENT_SCOPE' ? 'insufficient_scope' : 'invalid_token';
-  return `Bearer error="${error}", error_description="${refused.reason}"`;
+  if (refused.reason === 'INSUFFICIENT_SCOPE')
+    return `Bearer error="insufficient_scope", error_description="${refused.reason}", scope="${Object.keys(tokenScopes).join(' ')}"`;
+  return `Bearer error="invalid_token", error_description="${refused.reason}"`;
+}
+
+/** What a 401 without a refused token's own challenge names (RFC 9110 11.6.1): the API key, and bearer tokens when the gateway takes them. */
+export function challenges(bearerAccepted: boolean): string {
+  const realm = 'realm="whiteboard-gateway"';
+  return bearerAccepted ? `ApiKey ${realm}, Bearer ${realm}` : `ApiKey ${realm}`;
 }

@@ -9,6 +9,7 @@ import { db } from '../db/index.js';
 import { databaseTimeout, isDatabaseUnavailable } from '../db/unavailable.js';
 import type { Context } from '../schema/context.js';
 import { contextFactory } from './context.js';
+import { challengeMiddleware, useChallenges } from './challenges.js';
 import { useOperationGuard } from './guard.js';
 import { principalRequired } from './principal-required.js';
 import { LiveHub } from '../live/hub.js';
@@ -120,6 +121,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
       ...(trustedDocuments ? [useTrustedDocuments(trustedDocuments)] : []),
       bodyLimits(config),
       ...graphqlErrorReporting(),
+      useChallenges(tokens !== undefined),
       // Every operation, whatever its kind and door, passes these before anything of it runs.
       useOperationGuard([
         principalRequired,
@@ -138,6 +140,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
 
   const app = new Hono();
   app.use(noteRoute);
+  app.use(challengeMiddleware(tokens !== undefined));
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.get('/ready', async (c) =>
     (await databaseAnswers()) ? c.json({ status: 'ready' }) : c.json({ status: 'unavailable' }, 503),
@@ -153,7 +156,10 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
   if (metrics && config.metricsPort === undefined) {
     app.get('/metrics', async (c) => {
       const answer = await scrape(c.req.header('authorization'), config.metricsToken);
-      return c.body(answer.body, answer.status as 200, { 'Content-Type': answer.type });
+      return c.body(answer.body, answer.status as 200, {
+        'Content-Type': answer.type,
+        ...(answer.challenge && { 'WWW-Authenticate': answer.challenge }),
+      });
     });
   }
   // The legacy REST v1 routes, /api/openapi.json and /docs, all running through `yoga`.

@@ -195,16 +195,24 @@ export function useMetrics(): Plugin {
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
+/** The challenge of a refused scrape (RFC 6750). */
+const METRICS_CHALLENGE = 'Bearer realm="metrics"';
+
 /** Answers a scrape: 401 without `Authorization: Bearer <token>` when a token is set. */
 export async function scrape(
   authorization: string | undefined,
   token: string | undefined,
-): Promise<{ status: number; type: string; body: string }> {
+): Promise<{ status: number; type: string; body: string; challenge?: string }> {
   if (
     token !== undefined &&
     !(authorization?.startsWith('Bearer ') && timingSafeEqual(digest(authorization.slice(7)), digest(token)))
   ) {
-    return { status: 401, type: 'text/plain', body: 'A bearer token is needed (METRICS_TOKEN)\n' };
+    return {
+      status: 401,
+      type: 'text/plain',
+      body: 'A bearer token is needed (METRICS_TOKEN)\n',
+      challenge: METRICS_CHALLENGE,
+    };
   }
   return { status: 200, type: registry.contentType, body: await registry.metrics() };
 }
@@ -215,7 +223,12 @@ export function metricsListener(token: string | undefined): RequestListener {
     if (request.url !== '/metrics' || request.method !== 'GET') return void response.writeHead(404).end();
     try {
       const answer = await scrape(request.headers.authorization, token);
-      response.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body);
+      response
+        .writeHead(answer.status, {
+          'content-type': answer.type,
+          ...(answer.challenge && { 'www-authenticate': answer.challenge }),
+        })
+        .end(answer.body);
     } catch (error) {
       logError(error, 'metrics could not be collected');
       response.writeHead(500).end();

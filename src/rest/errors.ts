@@ -21,13 +21,18 @@ export interface Answer {
 /** An error of a GraphQL response, as Yoga formats it. */
 export interface GraphQLErrorJson {
   message: string;
-  extensions?: { code?: string; field?: string; reason?: RefusalReason; http?: { headers?: Record<string, string> } };
+  extensions?: {
+    code?: string;
+    field?: string;
+    reason?: RefusalReason;
+    http?: { status?: number; headers?: Record<string, string> };
+  };
 }
 
 export const notAuthenticated = (): Answer => ({ status: 403, body: { detail: 'Not authenticated' } });
-/** A refused bearer token: 401 with the reason in the legacy body and RFC 6750's challenge. */
+/** A refused bearer token: 401 (403 without the gateway's scopes) with the reason in the legacy body and RFC 6750's challenge. */
 export const tokenRefused = (refused: Refusal): Answer => ({
-  status: 401,
+  status: refused.status,
   body: { detail: refused.message },
   headers: { 'WWW-Authenticate': bearerChallenge(refused) },
 });
@@ -104,17 +109,21 @@ function badUserInput(error: GraphQLErrorJson, route: CompiledRoute, variables: 
   ]);
 }
 
+/** A refused bearer token's answer, by the status and challenge its error carries; undefined for any other error. */
+function challenged(error: GraphQLErrorJson): Answer | undefined {
+  const http = error.extensions?.http;
+  if (!http?.headers?.['WWW-Authenticate']) return undefined;
+  return { status: http.status ?? 401, body: { detail: error.message }, headers: http.headers };
+}
+
 // The one place where GraphQL error codes become HTTP statuses and FastAPI bodies.
 const byCode: Record<
   string,
   (error: GraphQLErrorJson, route: CompiledRoute, variables: Record<string, unknown>) => Answer
 > = {
-  // A token refused by the context (it expired between the route's check and its operation) stays a 401.
-  UNAUTHENTICATED: (error) =>
-    error.extensions?.http?.headers?.['WWW-Authenticate']
-      ? { status: 401, body: { detail: error.message }, headers: error.extensions.http.headers }
-      : notAuthenticated(),
-  FORBIDDEN: detail(403),
+  // A token refused by the context (it expired between the route's check and its operation) keeps its status and challenge.
+  UNAUTHENTICATED: (error) => challenged(error) ?? notAuthenticated(),
+  FORBIDDEN: (error) => challenged(error) ?? detail(403)(error),
   NOT_FOUND: notFound,
   CONFLICT: detail(409),
   BAD_USER_INPUT: badUserInput,

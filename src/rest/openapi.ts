@@ -160,7 +160,19 @@ function responses(route: CompiledRoute, schemas: JsonSchemas) {
         'WWW-Authenticate': { description: "RFC 6750's challenge naming the reason.", schema: { type: 'string' } },
       },
     },
-    403: error(route.public ? 'Not permitted' : 'Not authenticated (missing or invalid X-API-KEY), or not permitted'),
+    403: {
+      ...error(
+        route.public
+          ? 'Not permitted'
+          : 'Not authenticated (missing or invalid X-API-KEY), or not permitted; a bearer token without the gateway scopes (INSUFFICIENT_SCOPE)',
+      ),
+      headers: {
+        'WWW-Authenticate': {
+          description: "For a bearer token without the gateway scopes: RFC 6750's insufficient_scope challenge.",
+          schema: { type: 'string' },
+        },
+      },
+    },
     ...(route.kind === 'object' || route.kind === 'payload' || route.kind === 'empty'
       ? { 404: error('Not found') }
       : {}),

@@ -30,12 +30,16 @@ export function unauthenticated(
   return expected('UNAUTHENTICATED', message, { ...(reason && { reason }), http: { status: 401 } });
 }
 
-/** A refused credential: UNAUTHENTICATED with its reason code; a bearer token's with RFC 6750's challenge. */
+/**
+ * A refused credential: UNAUTHENTICATED (FORBIDDEN for a token without the gateway's scopes, 403)
+ * with its reason code; a bearer token's with RFC 6750's challenge.
+ */
 export function refused(refusal: Refusal): GraphQLError {
   const http = refusal.bearer
-    ? { status: 401, headers: { 'WWW-Authenticate': bearerChallenge(refusal) } }
-    : { status: 401 };
-  return expected('UNAUTHENTICATED', refusal.message, { reason: refusal.reason, http });
+    ? { status: refusal.status, headers: { 'WWW-Authenticate': bearerChallenge(refusal) } }
+    : { status: refusal.status };
+  const code = refusal.status === 403 ? 'FORBIDDEN' : 'UNAUTHENTICATED';
+  return expected(code, refusal.message, { reason: refusal.reason, http });
 }
 
 /** How a refusal names what the caller presented. */
