@@ -114,6 +114,8 @@ export interface OidcConfig {
   createUsers: boolean;
   /** Longest wait for an issuer's discovery document or key set. @default 3000 ms */
   timeoutMs: number;
+  /** The `typ` headers an access token may carry, lower-case without `application/` (one without `typ` is judged by its claims). @default at+jwt */
+  accessTokenTypes: string[];
 }
 
 export interface RateLimitConfig {
@@ -185,7 +187,7 @@ function oidc(read: Settings): OidcConfig | undefined {
   read.onlyWith(
     issuers.length > 0,
     'OIDC_ISSUER',
-    ['OIDC_AUDIENCE', 'OIDC_CREATE_USERS', 'OIDC_TIMEOUT_MS'],
+    ['OIDC_AUDIENCE', 'OIDC_CREATE_USERS', 'OIDC_TIMEOUT_MS', 'OIDC_ACCESS_TOKEN_TYPES'],
     'bearer tokens are off without it',
   );
   const audience = read.optional('OIDC_AUDIENCE')?.trim();
@@ -193,8 +195,18 @@ function oidc(read: Settings): OidcConfig | undefined {
     throw new Error('OIDC_ISSUER is set but OIDC_AUDIENCE is not: name the audience the gateway answers to');
   const createUsers = read.flag('OIDC_CREATE_USERS', false);
   const timeoutMs = read.integer('OIDC_TIMEOUT_MS', 3000, 100);
+  const accessTokenTypes = read
+    .text('OIDC_ACCESS_TOKEN_TYPES', 'at+jwt')
+    .split(',')
+    .map((type) =>
+      type
+        .trim()
+        .toLowerCase()
+        .replace(/^application\//, ''),
+    )
+    .filter(Boolean);
   if (!issuers.length || !audience) return undefined;
-  return { issuers, audience, createUsers, timeoutMs };
+  return { issuers, audience, createUsers, timeoutMs, accessTokenTypes };
 }
 
 function postgresUrl(name: string, value: string): string {

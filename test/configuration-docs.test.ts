@@ -75,7 +75,13 @@ describe('the settings of a feature that is off', () => {
     expect(() => loadConfig({ OIDC_ISSUER: 'https://id.example.com' })).toThrow('OIDC_AUDIENCE is not');
     expect(
       loadConfig({ OIDC_ISSUER: 'https://id.example.com', OIDC_AUDIENCE: 'api', OIDC_TIMEOUT_MS: '500' }).oidc,
-    ).toEqual({ issuers: ['https://id.example.com'], audience: 'api', createUsers: false, timeoutMs: 500 });
+    ).toEqual({
+      issuers: ['https://id.example.com'],
+      audience: 'api',
+      createUsers: false,
+      timeoutMs: 500,
+      accessTokenTypes: ['at+jwt'],
+    });
     expect(loadConfig({ RATE_LIMIT: '5', RATE_LIMIT_REDIS_URL: 'redis://cache:6379' }).rateLimit).toEqual({
       rate: 5,
       burst: 50,

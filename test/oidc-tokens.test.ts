@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusalReasons } from '../src/auth/refusals.js';
 import { demo } from '../src/db/seed/index.js';
 import { AUDIENCE, newSigningKey, TestProvider, type SigningKey } from './helpers/oidc-provider.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { startInstance, startTestServer, type TestServer } from './helpers/server.js';
 
 // Every check on a bearer token, against a real OpenID provider (oidc-provider, with keys of its own)
 // and issuers that misbehave: each refusal is a 401 with its reason code on both doors, never a 500.
@@ -240,5 +240,52 @@ describe('docs/openid-connect.md', () => {
     const page = readFileSync(new URL('../docs/openid-connect.md', import.meta.url), 'utf8');
     const table = page.slice(page.indexOf('<!-- refusal reasons'), page.indexOf('<!-- /refusal reasons -->'));
     for (const reason of Object.keys(refusalReasons)) expect(table, reason).toContain(`| \`${reason}\` |`);
+  });
+});
+
+describe('an ID token sent as an access token', () => {
+  it('is refused NOT_AN_ACCESS_TOKEN on both doors: typed other than at+jwt, or its azp among its audiences', async () => {
+    const claims = await realClaims();
+    const key = provider.keys[0];
+    const notAccess = refusedFor('NOT_AN_ACCESS_TOKEN');
+    expect(await answers(await signed(key, claims, { typ: 'JWT' }))).toEqual(notAccess);
+    expect(await answers(await signed(key, { ...claims, azp: AUDIENCE }))).toEqual(notAccess);
+    expect(await answers(await signed(key, { ...claims, aud: [AUDIENCE, 'web-client'], azp: 'web-client' }))).toEqual(
+      notAccess,
+    );
+    // Typed as RFC 9068 writes it (any case, with application/), or untyped; its client named as azp.
+    for (const token of [
+      await signed(key, claims, { typ: 'application/AT+JWT' }),
+      await signed(key, claims, { typ: undefined }),
+      await signed(key, { ...claims, azp: 'web-client' }),
+    ])
+      expect((await answers(token)).graphql[1]).toBe('accepted');
+  });
+
+  it('typed JWT is taken where OIDC_ACCESS_TOKEN_TYPES allows it, and still refused when its azp is its audience', async () => {
+    const lenient = await startInstance({
+      OIDC_ISSUER: provider.issuer,
+      OIDC_AUDIENCE: AUDIENCE,
+      OIDC_ACCESS_TOKEN_TYPES: 'at+jwt, JWT',
+    });
+    try {
+      const claims = await realClaims();
+      const ask = async (token: string) =>
+        (
+          await fetch(`${lenient.url}/graphql`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+            body: JSON.stringify({ query: '{ me { email } }' }),
+          })
+        ).json();
+      expect(await ask(await signed(provider.keys[0], claims, { typ: 'JWT' }))).toEqual({
+        data: { me: { email: owner.email } },
+      });
+      expect(await ask(await signed(provider.keys[0], { ...claims, azp: AUDIENCE }, { typ: 'JWT' }))).toMatchObject({
+        errors: [{ extensions: { code: 'UNAUTHENTICATED', reason: 'NOT_AN_ACCESS_TOKEN' } }],
+      });
+    } finally {
+      await lenient.close();
+    }
   });
 });

@@ -23,6 +23,8 @@ export const refusalReasons = {
   UNKNOWN_ISSUER: "the token's issuer (iss) is not one the gateway accepts (OIDC_ISSUER)",
   WRONG_AUDIENCE: 'the token is not for this gateway: its audience (aud) must hold OIDC_AUDIENCE',
   MISSING_CLAIM: 'the token lacks a claim the gateway needs (sub, exp, iss, aud)',
+  NOT_AN_ACCESS_TOKEN:
+    'the token is not an access token: its typ header is not one of OIDC_ACCESS_TOKEN_TYPES (at+jwt), or its authorized party (azp) is its own audience, as in an ID token: send the access token',
   TOKEN_EXPIRED: 'the token has expired: renew it, or sign in again',
   TOKEN_NOT_YET_VALID: 'the token is not valid yet (nbf): check the clocks of the issuer and the client',
   UNKNOWN_KEY:

@@ -1,4 +1,4 @@
-import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
+import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import type { OidcConfig } from '../config.js';
 import type { ApiKeyPermission } from '../generated/prisma/enums.js';
 import { logError } from '../observability/logger.js';
@@ -80,7 +80,8 @@ function reasonOf(error: unknown): RefusalReason {
 /**
  * Verifies bearer tokens of the configured OpenID Connect issuers for one audience, with every check
  * switched on: size, an asymmetric algorithm the issuer's key allows, the signature, `iss` and `aud`
- * exactly, `exp` and `nbf` with CLOCK_LEEWAY_S, a subject, and at least one gateway scope.
+ * exactly, `exp` and `nbf` with CLOCK_LEEWAY_S, an access token rather than an ID token, a subject,
+ * and at least one gateway scope.
  */
 export class TokenVerifier {
   private static count = 0;
@@ -104,17 +105,31 @@ export class TokenVerifier {
     }
     if (!issuer) return refusal('UNKNOWN_ISSUER');
     try {
-      const { payload } = await jwtVerify(token, issuer.resolve, {
+      const { payload, protectedHeader } = await jwtVerify(token, issuer.resolve, {
         issuer: issuer.issuer,
         audience: this.config.audience,
         algorithms: ALGORITHMS,
         clockTolerance: CLOCK_LEEWAY_S,
         requiredClaims: ['exp', 'sub', 'iss', 'aud'],
       });
+      if (!this.isAccessToken(protectedHeader, payload)) return refusal('NOT_AN_ACCESS_TOKEN');
       return this.read(issuer.issuer, payload);
     } catch (error) {
       return refusal(reasonOf(error));
     }
+  }
+
+  /**
+   * Whether a verified token is an access token for an API, not an ID token a client was given about
+   * its user: typed as an access token when it names a type (RFC 9068's `at+jwt`, or what
+   * OIDC_ACCESS_TOKEN_TYPES allows), and not issued to the party it is addressed to (an ID token's
+   * authorized party, `azp`, is the client that is also its audience).
+   */
+  private isAccessToken(header: JWTHeaderParameters, claims: JWTPayload): boolean {
+    const type = header.typ?.toLowerCase().replace(/^application\//, '');
+    if (type !== undefined && !this.config.accessTokenTypes.includes(type)) return false;
+    const audiences = typeof claims.aud === 'string' ? [claims.aud] : (claims.aud ?? []);
+    return typeof claims.azp !== 'string' || !audiences.includes(claims.azp);
   }
 
   private read(issuer: string, claims: JWTPayload): VerifiedToken | Refusal {
