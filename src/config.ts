@@ -210,7 +210,11 @@ function oidc(read: Settings): OidcConfig | undefined {
 }
 
 function postgresUrl(name: string, value: string): string {
-  if (!/^postgres(ql)?:\/\//.test(value)) throw new Error(`${name} must be a postgresql:// URL, got "${value}"`);
+  // Never the value itself in the message: it may hold a password.
+  if (!/^postgres(ql)?:\/\//.test(value))
+    throw new Error(
+      `${name} must be a postgresql:// URL, got one that begins "${/^[^:/@]*/.exec(value)![0].slice(0, 20)}"`,
+    );
   return value;
 }
 

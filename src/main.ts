@@ -10,7 +10,7 @@ import { createApp } from './http/app.js';
 import { describeCors } from './http/cors.js';
 import { serveGraphQLOverWebSocket } from './http/websocket.js';
 import { schema } from './schema/index.js';
-import { configureLogging } from './observability/logger.js';
+import { configureLogging, scrub } from './observability/logger.js';
 import { metricsListener } from './observability/metrics.js';
 import { printRuntimeNotice } from './runtime.js';
 import { startTracing } from './observability/tracing.js';
@@ -18,9 +18,9 @@ import { startTracing } from './observability/tracing.js';
 /** How long in-flight requests get to finish after SIGTERM/SIGINT before their connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-/** A start-up failure the operator can fix: one line, no stack trace. */
+/** A start-up failure the operator can fix: one line, no stack trace, no secret. */
 function fail(message: string): never {
-  console.error(`error: ${message}`);
+  console.error(`error: ${scrub(message)}`);
   process.exit(1);
 }
 
@@ -127,7 +127,7 @@ try {
   ({ database, demoKey } = await openAndSeed(config));
 } catch (error) {
   if (error instanceof DatabaseStartError) fail(error.message);
-  console.error(error);
+  console.error(scrub(error instanceof Error ? (error.stack ?? error.message) : String(error)));
   process.exit(1);
 }
 if (stopping) {

@@ -84,3 +84,41 @@ describe('the database settings', () => {
     ]);
   });
 });
+
+describe('a URL in a message', () => {
+  const secrets = ['pa/Qx7', 'pa?Qx7', 'pa#Qx7', 'p@Qx7', 'hunter2'];
+
+  it('never shows a password, whatever it holds unencoded, nor a password parameter', () => {
+    for (const secret of secrets) {
+      const shown = redacted(`postgresql://u:${secret}@h:5432/db?sslmode=require`);
+      expect(shown).toBe('postgresql://u:***@h:5432/db?sslmode=require');
+    }
+    expect(redacted('postgresql://u@h/db?password=hunter2&sslpassword=also&application_name=a@b')).toBe(
+      'postgresql://u@h/db?password=***&sslpassword=***&application_name=a@b',
+    );
+    expect(redacted('postgresql://h/db')).toBe('postgresql://h/db');
+  });
+
+  it('refuses a password that holds / ? # or @ unencoded, saying how to write it, without showing it', () => {
+    for (const secret of ['pa/Qx7', 'pa?Qx7', 'pa#Qx7', '12/Qx7', 'p@Qx7/z']) {
+      const url = `postgresql://u:${secret}@h:5432/db`;
+      let message = '';
+      try {
+        parseConnectionString(url);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message, secret).toMatch(/percent-encoded|is not a postgresql:\/\/ URL/);
+      for (const part of ['pa', '12', 'Qx7']) expect(message, secret).not.toContain(`:${part}`);
+      expect(message, secret).not.toContain('Qx7');
+    }
+    // Encoded, it is read.
+    expect(parseConnectionString('postgresql://u:pa%2Fss@h:5432/db').servers).toEqual([{ host: 'h', port: 5432 }]);
+  });
+
+  it('is never echoed by a setting that is not one', () => {
+    expect(() =>
+      loadConfig({ DATABASE_URL: 'postgresql://h/db', DATABASE_REPLICA_URLS: 'postgre://u:hunter2@h/db' }),
+    ).toThrow(/^DATABASE_REPLICA_URLS must be a postgresql:\/\/ URL, got one that begins "postgre"$/);
+  });
+});

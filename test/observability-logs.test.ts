@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hashSecret } from '../src/auth/api-keys.js';
-import { configureLogging, scrub } from '../src/observability/logger.js';
+import { configureLogging, logError, scrub } from '../src/observability/logger.js';
 import { AUDIENCE, demoAccounts, TestProvider } from './helpers/oidc-provider.js';
 import { rest } from './helpers/rest.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -150,4 +150,18 @@ it('logs an unexpected error with its request id and cause chain, and scrubs sec
   expect(scrub(`create({ data: { password: "hunter2", name: "x" } }) with wbg_AbC-123 and token=abc`)).toBe(
     'create({ data: { password: "[redacted]", name: "x" } }) with wbg_[redacted] and token="[redacted]"',
   );
+});
+
+it("keeps secrets out of an error's reason and of a URL's password, in every line", async () => {
+  const { logger, yogaLogger } = await import('../src/observability/logger.js');
+  const before = written.length;
+  const message = 'reached postgresql://gateway:pa/hunter2@db:5432/gateway?password=hunter3 with token: "eyJx"';
+  logger.warn({ reason: message }, 'a line with a reason');
+  // A statement stopped by PostgreSQL, which the log gives as a reason rather than a stack.
+  yogaLogger(() => {}).error(Object.assign(new Error(message), { code: '57014' }));
+  logError(new Error(`connect to ${message}`), 'an error with its stack');
+  const added = written.slice(before).join('\n');
+  expect(written.length - before).toBe(3);
+  for (const secret of ['hunter2', 'hunter3', 'pa/']) expect(added).not.toContain(secret);
+  expect(added).toContain('postgresql://gateway:[redacted]@');
 });

@@ -80,3 +80,23 @@ describe('start-up and shutdown', () => {
     );
   }, 60_000);
 });
+
+describe('a start that fails on DATABASE_URL', () => {
+  it('names what is wrong in one line, never the password, however it is given or written', async () => {
+    const secret = 'hunter2';
+    for (const url of [
+      `postgresql://postgres:${secret}@127.0.0.1:1/nowhere`,
+      `postgresql://postgres@127.0.0.1:1/nowhere?password=${secret}`,
+      `postgresql://postgres:pa/${secret}@127.0.0.1:1/nowhere`,
+      `postgresql://postgres:12/${secret}@127.0.0.1:1/nowhere`,
+      `postgresql://postgres:pa?${secret}@127.0.0.1:1/nowhere`,
+      `postgre://postgres:${secret}@127.0.0.1:1/nowhere`,
+    ]) {
+      const { lines, exit } = start({ DATABASE_URL: url, PORT: '0' });
+      expect(await exit, url).toBe(1);
+      expect(lines.err, url).toHaveLength(1);
+      expect(lines.err[0], url).toMatch(/^error: /);
+      expect([...lines.err, ...lines.out].join('\n'), url).not.toContain(secret);
+    }
+  }, 60_000);
+});

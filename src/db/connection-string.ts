@@ -27,19 +27,32 @@ export interface ConnectionString {
 const SHAPE = /^(postgres(?:ql)?:\/\/)(?:([^@/?#]*)@)?([^/?#]*)(\/[^?#]*)?(\?[^#]*)?$/;
 const DEFAULT_PORT = 5432;
 
+/** Why a URL that reads wrong does: never the entry itself, which may be a password's start. */
+const unencoded = (url: string) =>
+  `${redacted(url)} does not name host[:port] entries: a user or password holding / ? # @ or : writes them percent-encoded (%2F %3F %23 %40 %3A)`;
+
 /** `host`, `host:port`, `[v6]` or `[v6]:port`. */
 function address(entry: string, url: string): ServerAddress {
   const match = /^(\[[^\]]+\]|[^:[\]]*)(?::(\d*))?$/.exec(entry);
-  if (!match) throw new Error(`"${entry}" is not a host[:port] in ${redacted(url)}`);
+  if (!match) throw new Error(unencoded(url));
   const port = match[2] ? Number(match[2]) : DEFAULT_PORT;
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     throw new Error(`port "${match[2]}" is out of range in ${redacted(url)}`);
   return { host: decodeURIComponent(match[1].replace(/^\[(.*)\]$/, '$1')), port };
 }
 
-/** The URL with its password replaced, for error messages. */
+/**
+ * The URL with its passwords replaced, for messages: the user's (up to the last `@`, so a password
+ * holding `/`, `?`, `#` or `@` unencoded is hidden whole) and any parameter named like one
+ * (`password`, `sslpassword`).
+ */
 export function redacted(url: string): string {
-  return url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/, '$1:***@');
+  const scheme = /^[a-z][\w+.-]*:\/\//i.exec(url)?.[0] ?? '';
+  let rest = url.slice(scheme.length);
+  const at = rest.lastIndexOf('@');
+  const userInfo = at < 0 ? '' : rest.slice(0, at);
+  if (userInfo.includes(':')) rest = `${userInfo.slice(0, userInfo.indexOf(':'))}:***${rest.slice(at)}`;
+  return scheme + rest.replace(/([?&][^=&#]*password[^=&#]*=)[^&#]*/gi, '$1***');
 }
 
 /** Reads a postgresql:// URL with one host or several; throws with the reason when it is malformed. */
@@ -48,6 +61,8 @@ export function parseConnectionString(url: string): ConnectionString {
   if (!match) throw new Error(`${redacted(url)} is not a postgresql:// URL`);
   const [, scheme, userInfo, hostList, path = '', query = ''] = match;
   const params = new URLSearchParams(query);
+  // An `@` there ends a user or password that held an unencoded `/` or `?`, which ended the host early.
+  if (path.includes('@') || [...params.keys()].some((key) => key.includes('@'))) throw new Error(unencoded(url));
   const target = (params.get('target_session_attrs') ?? 'any') as TargetSessionAttrs;
   if (!TARGET_SESSION_ATTRS.includes(target))
     throw new Error(`target_session_attrs must be one of ${TARGET_SESSION_ATTRS.join(', ')}, got "${target}"`);

@@ -9,8 +9,10 @@ import { currentRequest } from './requests.js';
 /** Deepest cause followed when an error is logged (a cycle must not loop). */
 const MAX_CAUSES = 8;
 
-// An API key's secret, a JSON Web Token, and the value after a secret-like name in a message (Prisma quotes a failed call's arguments).
+// An API key's secret, a JSON Web Token, a URL's password (up to its last @, whatever it holds), and the
+// value after a secret-like name in a message (Prisma quotes a failed call's arguments; a URL's ?password=).
 const SECRET_KEY = /wbg_[\w-]+/g;
+const URL_PASSWORD = /\b([a-z][\w+.-]*:\/\/[^\s:@/]*):\S*@/gi;
 const JWT = /eyJ[\w-]*\.[\w-]+\.[\w-]*/g;
 const SECRET_FIELD =
   /((?:password|passwd|secret|token|api[_-]?key|authorization)\w*["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s,}]+)/gi;
@@ -20,6 +22,7 @@ export function scrub(text: string): string {
   return text
     .replace(SECRET_KEY, 'wbg_[redacted]')
     .replace(JWT, '[redacted JWT]')
+    .replace(URL_PASSWORD, '$1:[redacted]@')
     .replace(SECRET_FIELD, '$1"[redacted]"');
 }
 
@@ -57,7 +60,11 @@ function createLogger(level: string, destination?: DestinationStream): Logger {
     {
       level,
       base: undefined,
-      serializers: { err: serializeError },
+      // `reason` holds an error's message wherever a line gives one without its stack (a timeout, a collision, an outage).
+      serializers: {
+        err: serializeError,
+        reason: (reason: unknown) => (typeof reason === 'string' ? scrub(reason) : reason),
+      },
       redact: ['*.password', '*.token', '*.secret', '*["x-api-key"]', '*.authorization'],
     },
     destination,

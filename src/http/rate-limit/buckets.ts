@@ -1,3 +1,4 @@
+import { scrub } from '../../observability/logger.js';
 import type { BucketPolicy, BucketStore } from './store.js';
 
 /** What a bucket answered to one request, in points and whole seconds (the RateLimit-* headers). */
@@ -172,7 +173,7 @@ export class RateLimiter {
         });
       if (!this.storeDown)
         console.error(
-          `rate limit: the bucket store cannot be reached (${(error as Error).message}); deciding on this instance's own counts`,
+          `rate limit: the bucket store cannot be reached (${scrub((error as Error).message)}); deciding on this instance's own counts`,
         );
       this.storeDown = true;
     }
