@@ -22,6 +22,8 @@ const READ_ONLY = '25006';
 const ANSWER_GRACE_MS = 1_000;
 /** How often the pool looks for statements past their time. */
 const WATCH_MS = 100;
+/** Requests that may wait for a connection, per connection of the pool: one more is refused at once (503), so a flood costs neither memory nor a wait. */
+export const WAITERS_PER_CONNECTION = 10;
 
 interface Watched {
   query: unknown;
@@ -57,14 +59,18 @@ function serverTimeouts(bounds: DatabaseBounds) {
   };
 }
 
-/** Asks the server to cancel the statement a session runs (PostgreSQL's CancelRequest, on a connection of its own). */
+/**
+ * Asks the server to cancel the statement a session runs (PostgreSQL's CancelRequest, on a connection
+ * of its own): over TCP, or over the server's Unix socket when the host is a directory, as libpq reads it.
+ */
 function cancel(host: string, port: number, processID: number, secretKey: number): void {
   const packet = Buffer.alloc(16);
   packet.writeInt32BE(16, 0);
   packet.writeInt32BE(80877102, 4);
   packet.writeInt32BE(processID, 8);
   packet.writeInt32BE(secretKey, 12);
-  const socket = connectSocket({ host, port }, () => socket.end(packet));
+  const address = host.startsWith('/') ? { path: `${host}/.s.PGSQL.${port}` } : { host, port };
+  const socket = connectSocket(address, () => socket.end(packet));
   socket.setTimeout(ANSWER_GRACE_MS, () => socket.destroy());
   socket.on('error', () => socket.destroy());
 }
@@ -172,19 +178,27 @@ export class GatewayClient extends ScopedClient {
   declare release: Release;
 }
 
-/** Waiters for a write slot, first come first served. */
+/** A request refused at once: `waiting` requests wait for a connection already. */
+const crowded = (waiting: number, what: string) =>
+  new DatabaseUnavailableError(`every connection${what} is busy and ${waiting} requests wait for one already`);
+
+/** Waiters for a write slot, first come first served, at most `maxWaiting`. */
 class Slots {
   private readonly waiting: (() => void)[] = [];
 
-  constructor(private free: number) {}
+  constructor(
+    private free: number,
+    private readonly maxWaiting: number,
+  ) {}
 
-  /** Calls `granted` once a slot is held (at once when one is free), or `late` after `timeoutMs`. */
+  /** Calls `granted` once a slot is held (at once when one is free), or `late` after `timeoutMs` (at once past `maxWaiting`). */
   take(timeoutMs: number, granted: () => void, late: (error: Error) => void): void {
     if (this.free > 0) {
       this.free--;
       granted();
       return;
     }
+    if (this.waiting.length >= this.maxWaiting) return late(crowded(this.waiting.length, ' for writes'));
     const grant = () => {
       clearTimeout(timer);
       granted();
@@ -209,9 +223,10 @@ type Release = (error?: Error | boolean) => void;
 type ConnectCallback = (error: Error | undefined, client?: GatewayClient, release?: Release) => void;
 
 /**
- * The gateway's pool: bounded waits for a connection (pg-pool's connectionTimeoutMillis) and for an
- * answer (a watch over its connections), connections on the server a multi-host URL names, a request's
- * deadline carried to the connection that serves it, and mutations held to their write slots. A
+ * The gateway's pool: bounded waits for a connection (pg-pool's connectionTimeoutMillis), at most
+ * WAITERS_PER_CONNECTION waiting per connection, bounded waits for an answer (a watch over its
+ * connections), connections on the server a multi-host URL names, a request's deadline carried to the
+ * connection that serves it, and mutations held to their write slots. A
  * statement waiting for a pooled connection keeps its caller's row-security scope: pg-pool hands a
  * freed connection to a waiter in the context of whatever freed it.
  */
@@ -222,6 +237,7 @@ export class GatewayPool extends pg.Pool {
   readonly sessionTimeouts: SessionTimeouts;
   /** A request's deadline is its start plus this: a connection's wait and one statement's time. */
   private readonly requestBoundMs: number;
+  private readonly maxWaiting: number;
   private readonly writes: Slots | undefined;
   private readonly clients = new Set<GatewayClient>();
   private timer: NodeJS.Timeout | undefined;
@@ -242,8 +258,9 @@ export class GatewayPool extends pg.Pool {
     this.primary = options.primary ?? true;
     this.sessionTimeouts = sessionTimeouts;
     this.requestBoundMs = bounds.connectTimeoutMs + bounds.statementTimeoutMs;
+    this.maxWaiting = options.max * WAITERS_PER_CONNECTION;
     const writeSlots = options.writeSlots ?? options.max;
-    this.writes = writeSlots < options.max ? new Slots(writeSlots) : undefined;
+    this.writes = writeSlots < options.max ? new Slots(writeSlots, this.maxWaiting) : undefined;
     // A connection lost while idle (a server that went down, a failover): the next one asks where to go.
     this.on('error', (_, client) => (client as GatewayClient).abandon('connection lost'));
   }
@@ -298,6 +315,8 @@ export class GatewayPool extends pg.Pool {
 
   /** A pooled connection; for a mutation, a write slot first, given back with the connection. No promise when one is free. */
   private checkout(write: boolean, deadline: number | undefined, handed: ConnectCallback): void {
+    // Waiters are there only while every connection is taken.
+    if (this.waitingCount >= this.maxWaiting) return void process.nextTick(handed, crowded(this.waitingCount, ''));
     const writes = this.writes;
     if (!write || !writes) return void super.connect(handed as Parameters<pg.Pool['connect']>[0]);
     const wait = Math.max(0, Math.min(this.bounds.connectTimeoutMs, (deadline ?? Infinity) - performance.now()));
