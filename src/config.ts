@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Level } from 'pino';
-import { integerOf, Settings } from './settings.js';
+import { integerOf, redacted, Settings } from './settings.js';
 
 export type LogFormat = 'json' | 'pretty';
 
@@ -210,11 +210,8 @@ function oidc(read: Settings): OidcConfig | undefined {
 }
 
 function postgresUrl(name: string, value: string): string {
-  // Never the value itself in the message: it may hold a password.
   if (!/^postgres(ql)?:\/\//.test(value))
-    throw new Error(
-      `${name} must be a postgresql:// URL, got one that begins "${/^[^:/@]*/.exec(value)![0].slice(0, 20)}"`,
-    );
+    throw new Error(`${name} must be a postgresql:// URL, got "${redacted(value)}"`);
   return value;
 }
 

@@ -56,3 +56,17 @@ export function integerOf(name: string, value: string, min: number): number {
     throw new Error(`${name} must be an integer of at least ${min}, got "${value}"`);
   return parsed;
 }
+
+/**
+ * The URL with its passwords replaced, for messages: the user's (up to the last `@`, so a password
+ * holding `/`, `?`, `#` or `@` unencoded is hidden whole) and any parameter named like one
+ * (`password`, `sslpassword`).
+ */
+export function redacted(url: string): string {
+  const scheme = /^[a-z][\w+.-]*:\/\//i.exec(url)?.[0] ?? '';
+  let rest = url.slice(scheme.length);
+  const at = rest.lastIndexOf('@');
+  const userInfo = at < 0 ? '' : rest.slice(0, at);
+  if (userInfo.includes(':')) rest = `${userInfo.slice(0, userInfo.indexOf(':'))}:***${rest.slice(at)}`;
+  return scheme + rest.replace(/([?&][^=&#]*password[^=&#]*=)[^&#]*/gi, '$1***');
+}

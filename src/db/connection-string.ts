@@ -1,3 +1,7 @@
+import { redacted } from '../settings.js';
+
+export { redacted };
+
 // libpq's multi-host connection strings, which node-postgres does not read:
 // postgresql://user@h1:5432,h2:5433/db?target_session_attrs=read-write. A pool on such a URL
 // connects to the first host, in order, whose session has the attributes asked for (host-selector.ts).
@@ -39,20 +43,6 @@ function address(entry: string, url: string): ServerAddress {
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     throw new Error(`port "${match[2]}" is out of range in ${redacted(url)}`);
   return { host: decodeURIComponent(match[1].replace(/^\[(.*)\]$/, '$1')), port };
-}
-
-/**
- * The URL with its passwords replaced, for messages: the user's (up to the last `@`, so a password
- * holding `/`, `?`, `#` or `@` unencoded is hidden whole) and any parameter named like one
- * (`password`, `sslpassword`).
- */
-export function redacted(url: string): string {
-  const scheme = /^[a-z][\w+.-]*:\/\//i.exec(url)?.[0] ?? '';
-  let rest = url.slice(scheme.length);
-  const at = rest.lastIndexOf('@');
-  const userInfo = at < 0 ? '' : rest.slice(0, at);
-  if (userInfo.includes(':')) rest = `${userInfo.slice(0, userInfo.indexOf(':'))}:***${rest.slice(at)}`;
-  return scheme + rest.replace(/([?&][^=&#]*password[^=&#]*=)[^&#]*/gi, '$1***');
 }
 
 /** Reads a postgresql:// URL with one host or several; throws with the reason when it is malformed. */

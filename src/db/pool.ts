@@ -198,7 +198,10 @@ class Slots {
       granted();
       return;
     }
-    if (this.waiting.length >= this.maxWaiting) return late(crowded(this.waiting.length, ' for writes'));
+    if (this.waiting.length >= this.maxWaiting) {
+      late(crowded(this.waiting.length, ' for writes'));
+      return;
+    }
     const grant = () => {
       clearTimeout(timer);
       granted();
