@@ -7,6 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { currentScope } from '../src/db/row-security.js';
 import { demo } from '../src/db/seed/index.js';
+import { encodeEvent } from '../src/live/events.js';
+import { MAX_UNREAD_ITEMS } from '../src/live/queue.js';
 import { createApp, type Gateway } from '../src/http/app.js';
 import { createGatewayServer } from '../src/http/server.js';
 import { serveGraphQLOverWebSocket } from '../src/http/websocket.js';
@@ -325,4 +327,42 @@ describe('a subscription under row-level security', () => {
       await until(() => gateway.live.size === 0);
     }
   });
+});
+
+describe('a subscriber that does not read', () => {
+  it(`is told SUBSCRIBER_TOO_SLOW and its stream ends once ${MAX_UNREAD_ITEMS} events wait unread, on both transports`, async () => {
+    const subscription = `subscription ($id: Int!) { whiteboardEvents(whiteboardId: $id) { ... on NodeChangedEvent { node { ... on Whiteboard { name } } } } }`;
+    const sse = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': server.keys.viewer },
+      body: JSON.stringify({ query: subscription, variables: { id: board.rowId } }),
+    });
+    const socket = await RawSocket.signedIn(server.url, server.keys.viewer);
+    const connection = (socket.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    connection.pause();
+    socket.send({ type: 'subscribe', id: 's', payload: { query: subscription, variables: { id: board.rowId } } });
+    await until(() => server.gateway.live.size === 2);
+    // Committed changes of the board, many more than a client reading nothing may leave waiting.
+    const event = encodeEvent({
+      kind: 'UPDATED',
+      type: 'Whiteboard',
+      rowId: board.rowId,
+      organizationId: board.organizationId,
+      whiteboardId: board.rowId,
+    });
+    await server.database.prisma.$executeRawUnsafe(
+      'INSERT INTO live_event (payload) SELECT $1 FROM generate_series(1, $2::int)',
+      event,
+      MAX_UNREAD_ITEMS * 3,
+    );
+    server.gateway.live.wake();
+    await until(() => server.gateway.live.size === 0, 20_000);
+    connection.resume();
+    const text = await sse.text();
+    expect(text).toContain('SUBSCRIBER_TOO_SLOW');
+    expect((text.match(/event: next/g) ?? []).length).toBeLessThanOrEqual(MAX_UNREAD_ITEMS + 1);
+    const last = await socket.next((message) => message.id === 's' && message.payload?.errors !== undefined, 20_000);
+    expect(last?.payload.errors[0].extensions.code).toBe('SUBSCRIBER_TOO_SLOW');
+    socket.close();
+  }, 60_000);
 });

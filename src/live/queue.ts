@@ -1,16 +1,30 @@
+/** Past this many items unread, a queue with an `overflow` ends with it: its consumer does not keep up. */
+export const MAX_UNREAD_ITEMS = 1_000;
+
 /**
  * An async iterator fed by pushes: what a subscription's source stream is. `end` finishes it after
  * what is queued; a consumer that stops early (the client went away) runs `onClose` once either way.
+ * A consumer that does not read is not buffered for without bound: past MAX_UNREAD_ITEMS the queue
+ * drops what it holds and ends with `overflow()`.
  */
 export class EventQueue<T> implements AsyncIterableIterator<T> {
   private readonly items: T[] = [];
   private waiting: ((result: IteratorResult<T>) => void) | undefined;
   private ended = false;
 
-  constructor(private readonly onClose: () => void) {}
+  constructor(
+    private readonly onClose: () => void,
+    private readonly overflow?: () => T,
+  ) {}
 
   push(item: T): void {
     if (this.ended) return;
+    if (this.overflow && this.items.length >= MAX_UNREAD_ITEMS) {
+      this.items.length = 0;
+      this.items.push(this.overflow());
+      this.end();
+      return;
+    }
     if (this.waiting) {
       const resolve = this.waiting;
       this.waiting = undefined;

@@ -4,11 +4,11 @@ import { onPrincipalChange, type Principal } from '../auth/principal.js';
 import { isRefusal } from '../auth/refusals.js';
 import { roleAllows } from '../auth/roles.js';
 import { principalOf, type Context } from '../schema/context.js';
-import { credentialNames, forbidden, tooManySubscriptions, unauthenticated } from '../schema/errors.js';
+import { credentialNames, forbidden, tooManySubscriptions, unauthenticated, unreadEvents } from '../schema/errors.js';
 import { createLoaders } from '../schema/loaders.js';
 import type { LiveEvent } from './events.js';
 import { logError } from '../observability/logger.js';
-import { EventQueue } from './queue.js';
+import { EventQueue, MAX_UNREAD_ITEMS } from './queue.js';
 
 /** What a subscription yields: an event, or the error that ends it. */
 export type Delivery = LiveEvent | GraphQLError;
@@ -56,13 +56,16 @@ export async function openStream(ctx: Context, scope: StreamScope): Promise<Asyn
 
   let expiry: NodeJS.Timeout | undefined;
   let closed = false;
-  const queue = new EventQueue<Delivery>(() => {
-    closed = true;
-    stopEvents();
-    stopChanges();
-    clearTimeout(expiry);
-    live.release(principal.holder);
-  });
+  const queue = new EventQueue<Delivery>(
+    () => {
+      closed = true;
+      stopEvents();
+      stopChanges();
+      clearTimeout(expiry);
+      live.release(principal.holder);
+    },
+    () => unreadEvents(MAX_UNREAD_ITEMS),
+  );
   // Re-armed after every check, so an expiry moved since the stream opened is the one watched.
   const watchExpiry = () => {
     clearTimeout(expiry);

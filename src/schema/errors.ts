@@ -119,3 +119,11 @@ export function tooManyOperations(limit: number): GraphQLError {
     http: { status: 429 },
   });
 }
+
+/** A subscriber that left this many events unread: the stream ended rather than hold more for it. */
+export function unreadEvents(limit: number): GraphQLError {
+  return expected(
+    'SUBSCRIBER_TOO_SLOW',
+    `${limit} events waited unread: the subscription ended; read events as they come, and subscribe again`,
+  );
+}
