@@ -24,7 +24,7 @@ export interface OperationShape {
   /** Fields on the longest path, the leaf included (fragments add none; an introspection field counts one), and that path. */
   depth: number;
   deepestPath: string;
-  /** Aliased fields, counted at every place a fragment is spread; aliases of `__typename` are free. */
+  /** Aliased fields, counted at every place a fragment is spread; `__typename`'s too, else an operation could be any width. */
   aliases: number;
   /** The response paths of the `__schema` and of the `__type` fields. */
   introspection: { __schema: string[]; __type: string[] };
@@ -103,7 +103,7 @@ class ShapeWalk {
 
   private field(node: FieldNode, parent: GraphQLNamedType | undefined): Part {
     const key = node.alias?.value ?? node.name.value;
-    const aliased = node.alias && node.name.value !== '__typename' ? 1 : 0;
+    const aliased = node.alias ? 1 : 0;
     const leaf: Part = { depth: 1, deepest: [key], aliases: aliased, introspection: [], rows: [] };
     if (!node.selectionSet) return leaf;
     const name = node.name.value;

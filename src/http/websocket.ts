@@ -72,6 +72,15 @@ function operationError(error: unknown): GraphQLError {
   return masked instanceof GraphQLError ? masked : new GraphQLError(masked.message);
 }
 
+/** The operation's result, or the error it threw as one. */
+async function answered<T>(run: () => T | Promise<T>): Promise<T | ExecutionResult> {
+  try {
+    return await run();
+  } catch (error) {
+    return { errors: [operationError(error)] };
+  }
+}
+
 /** The document a subscribe message names: as on HTTP, only a trusted one by its id when TRUSTED_DOCUMENTS is set. */
 function documentOf(
   gateway: Pick<Gateway, 'trustedDocuments'>,
@@ -150,8 +159,9 @@ export function serveGraphQLOverWebSocket(
       ctx.extra.signedIn(principal.holder);
       return true;
     },
-    execute: (args) => (args.rootValue as Enveloped).execute(args),
-    subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
+    // What Yoga does for HTTP: an operation that throws is answered with its error, masked, not a closed socket.
+    execute: (args) => answered(() => (args.rootValue as Enveloped).execute(args)),
+    subscribe: (args) => answered(() => (args.rootValue as Enveloped).subscribe(args)),
     onSubscribe: async (ctx, _id, payload) => {
       // graphql-ws has counted this one already.
       if (Object.keys(ctx.subscriptions).length > OPERATIONS_PER_SOCKET)
