@@ -366,3 +366,24 @@ describe('a subscriber that does not read', () => {
     socket.close();
   }, 60_000);
 });
+
+describe('a subscription over HTTP that no Accept of its client allows to answer', () => {
+  it('is answered 406 and holds nothing afterwards', async () => {
+    const subscription =
+      'subscription($id: Int!) { whiteboardEvents(whiteboardId: $id) { ... on LiveEvent { kind } } }';
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const response = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/html', 'x-api-key': server.keys.viewer },
+        body: JSON.stringify({ query: subscription, variables: { id: board.rowId } }),
+      });
+      expect(response.status).toBe(406);
+      await response.arrayBuffer();
+    }
+    await until(() => server.gateway.live.size === 0);
+    // The key's places are all free: it opens a subscription as before.
+    const events = await subscribeSse(server.url, server.keys.viewer, subscription, { id: board.rowId });
+    await until(() => server.gateway.live.size === 1);
+    events.close();
+  });
+});

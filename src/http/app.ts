@@ -31,6 +31,7 @@ import { useLiveWake } from './live-wake.js';
 import type { WebSocketLimits } from './websocket-door.js';
 import { useReadReplicas } from './read-replicas.js';
 import { useRowLevelSecurity } from './row-level-security.js';
+import { useUnansweredStreams } from './unanswered-streams.js';
 import { createRateLimits } from './rate-limit/index.js';
 import { rateLimited, useRateLimitHeaders } from './rate-limit/plugin.js';
 import { loadTrustedDocuments, useTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
@@ -135,6 +136,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
       ...(config.readPlans ? [usePlans()] : []),
       ...(config.replicaUrls.length ? [useReadReplicas()] : []),
       ...(config.rowLevelSecurity ? [useRowLevelSecurity()] : []),
+      useUnansweredStreams(),
     ],
   });
 
