@@ -75,6 +75,7 @@ export class RawSocket {
   /** Resolves once open; rejects when the upgrade was refused. */
   async opened(): Promise<void> {
     if (this.socket.readyState === WebSocket.OPEN) return;
+    if (this.socket.readyState !== WebSocket.CONNECTING) throw new Error('closed before it opened');
     await new Promise<void>((resolve, reject) => {
       this.socket.once('open', () => resolve());
       this.socket.once('close', () => reject(new Error('closed before it opened')));

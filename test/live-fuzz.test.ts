@@ -1,0 +1,8 @@
+import { startLiveFuzzInstance } from './helpers/live-fuzz.js';
+import { liveFuzzSuite } from './helpers/live-fuzz-suite.js';
+
+// The WebSocket and Server-Sent Events doors with generated hostile input, a few seconds' worth, on the
+// gateway in process, whose memory holds the clients too (test/deep/live-fuzz.test.ts runs ten times more
+// against npm start's server and bounds its own);
+// FUZZ_LIVE_RUNS sets the batches of 8 scenarios per door.
+liveFuzzSuite('test/live-fuzz.test.ts', Number(process.env.FUZZ_LIVE_RUNS ?? 4), 128, startLiveFuzzInstance);
