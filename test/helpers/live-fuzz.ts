@@ -372,7 +372,7 @@ export async function runBatch<S, A>(
   check: (scenario: S, answer: A) => void,
 ): Promise<A[]> {
   const answers = await Promise.all(scenarios.map(run));
-  scenarios.forEach((scenario, i) => check(scenario, answers[i]));
+  for (const [i, scenario] of scenarios.entries()) check(scenario, answers[i]);
   return answers;
 }
 
