@@ -19,6 +19,25 @@ export type OperationCheck = (
   operation: GuardedOperation,
 ) => GraphQLError | undefined | Promise<GraphQLError | undefined>;
 
+type Stop = (result: { errors: GraphQLError[] }) => void;
+
+/** Runs `checks` from `index` on; synchronous until a check answers with a promise. */
+function runChecks(
+  checks: readonly OperationCheck[],
+  index: number,
+  operation: GuardedOperation,
+  stop: Stop,
+): void | Promise<void> {
+  for (let i = index; i < checks.length; i++) {
+    const refusal = checks[i](operation);
+    if (refusal instanceof Promise)
+      return refusal.then((settled) =>
+        settled ? stop({ errors: [settled] }) : runChecks(checks, i + 1, operation, stop),
+      );
+    if (refusal) return stop({ errors: [refusal] });
+  }
+}
+
 /**
  * The one guard every operation passes, whatever its kind and door: a query or mutation over HTTP,
  * over WebSocket and behind a REST route (envelop's execute), and a subscription over Server-Sent
@@ -27,22 +46,7 @@ export type OperationCheck = (
  * subscription never opens. A check that answers at once keeps the guard synchronous.
  */
 export function useOperationGuard(checks: readonly OperationCheck[]): Plugin<Context> {
-  const guard = ({
-    args,
-    setResultAndStopExecution,
-  }: {
-    args: GuardedOperation;
-    setResultAndStopExecution(result: { errors: GraphQLError[] }): void;
-  }): void | Promise<void> => {
-    const from = (index: number): void | Promise<void> => {
-      for (let i = index; i < checks.length; i++) {
-        const refusal = checks[i](args);
-        if (refusal instanceof Promise)
-          return refusal.then((settled) => (settled ? setResultAndStopExecution({ errors: [settled] }) : from(i + 1)));
-        if (refusal) return setResultAndStopExecution({ errors: [refusal] });
-      }
-    };
-    return from(0);
-  };
+  const guard = ({ args, setResultAndStopExecution }: { args: GuardedOperation; setResultAndStopExecution: Stop }) =>
+    runChecks(checks, 0, args, setResultAndStopExecution);
   return { onExecute: guard, onSubscribe: guard };
 }
