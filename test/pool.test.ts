@@ -61,7 +61,9 @@ describe("the pool's waiters", () => {
     const refused = await pool.query('SELECT 1').catch((error: unknown) => error);
     expect(performance.now() - started).toBeLessThan(50);
     expect(isDatabaseUnavailable(refused)).toBe(true);
-    expect((refused as Error).message).toBe('every connection is busy and 20 requests wait for one already');
+    expect((refused as Error).message).toBe(
+      `every connection is busy and ${2 * WAITERS_PER_CONNECTION} requests wait for one already`,
+    );
     // Those waiting are served as connections come free.
     await Promise.all(held);
     expect((await Promise.all(waiting)).every((result) => result.rows.length === 1)).toBe(true);

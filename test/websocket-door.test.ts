@@ -142,9 +142,11 @@ describe('after sign-in', () => {
     const many = await startInstance({ MAX_SUBSCRIPTIONS_PER_KEY: String(OPERATIONS_PER_SOCKET + 10) });
     try {
       const socket = await RawSocket.signedIn(many.url, server.keys.admin);
-      for (let i = 0; i < OPERATIONS_PER_SOCKET; i++)
+      // In groups, so that the test database's small pool serves them without a queue.
+      for (let i = 0; i < OPERATIONS_PER_SOCKET; i++) {
         socket.send({ type: 'subscribe', id: `s${i}`, payload: { query: subscription, variables: { id: board } } });
-      await until(() => many.gateway.live.size === OPERATIONS_PER_SOCKET, 5_000);
+        if (i % 16 === 15) await until(() => many.gateway.live.size === i + 1, 5_000);
+      }
       expect(await socket.first('over', subscription, { id: board })).toMatchObject({
         type: 'error',
         payload: [{ extensions: { code: 'TOO_MANY_OPERATIONS' } }],

@@ -22,8 +22,12 @@ const READ_ONLY = '25006';
 const ANSWER_GRACE_MS = 1_000;
 /** How often the pool looks for statements past their time. */
 const WATCH_MS = 100;
-/** Requests that may wait for a connection, per connection of the pool: one more is refused at once (503), so a flood costs neither memory nor a wait. */
-export const WAITERS_PER_CONNECTION = 10;
+/**
+ * Requests that may wait for a connection, per connection of the pool: one more is refused at once
+ * (503), so a flood costs neither memory nor a wait. A connection serves a plain read in about a
+ * millisecond, so 50 is some 50 ms of queue: a burst of real clients waits, a flood does not grow.
+ */
+export const WAITERS_PER_CONNECTION = 50;
 
 interface Watched {
   query: unknown;
