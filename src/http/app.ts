@@ -35,6 +35,7 @@ import { metricsOn, noteRoute, observabilityPlugins, observedListener } from '..
 import { logError, yogaLogger } from '../observability/logger.js';
 import { reportUnavailable, watchOutages } from '../observability/outage.js';
 import { measure as collectMetrics, scrape } from '../observability/metrics.js';
+import { startWebhooks } from '../webhooks/index.js';
 
 // graphql-js ships the rule; it rejects __schema and __type but leaves __typename alone.
 const disableIntrospection: Plugin = {
@@ -92,13 +93,15 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     });
   // An outage ends when the primary answers a statement on a connection of its own.
   watchOutages(() => db().engine.poll('SELECT 1'));
+  // Each instance delivers webhooks too: any instance takes any due delivery.
+  const webhooks = config.webhooks && startWebhooks(config.webhooks);
   const measure = operationMeasure(config);
   const rateLimits = config.rateLimit && createRateLimits(config.rateLimit, measure);
   const trustedDocuments = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : undefined;
   const tokens = config.oidc && new TokenVerifier(config.oidc);
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
-    context: contextFactory(live, tokens, rateLimits),
+    context: contextFactory(live, tokens, rateLimits, webhooks?.webhooks),
     graphqlEndpoint: graphqlPath,
     // bodyLimits() limits bodies instead, counting only those that declare no length.
     maxRequestBodySize: false,
@@ -121,7 +124,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
       ...(rateLimits ? [useRateLimits(rateLimits)] : []),
       ...(config.introspection ? [] : [disableIntrospection]),
       storableArguments(),
-      useLiveWake(live),
+      useLiveWake(live, ...(webhooks ? [webhooks.webhooks.dispatcher] : [])),
       ...(config.readPlans ? [usePlans()] : []),
       ...(config.replicaUrls.length ? [useReadReplicas()] : []),
       ...(config.rowLevelSecurity ? [useRowLevelSecurity()] : []),
@@ -189,6 +192,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     close: async () => {
       watchOutages(undefined);
       live.stop();
+      await webhooks?.stop();
       await rateLimits?.close();
     },
   };
