@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { registry } from '../src/observability/metrics.js';
 import { messageIdOf } from '../src/webhooks/events.js';
 import { SecretBox } from '../src/webhooks/secret-box.js';
 import { newSigningSecret } from '../src/webhooks/signature.js';
@@ -100,6 +101,13 @@ const dueNow = (endpointId: number) =>
 
 describe('delivery', () => {
   it('sends each change an endpoint asks for, signed, from the moment it was made', async () => {
+    /** The count of delivered attempts, as /metrics would show it. */
+    const delivered = async () =>
+      Number(
+        /^webhook_attempt_duration_seconds_count\{outcome="delivered"\} (\d+)$/m.exec(await registry.metrics())?.[1] ??
+          0,
+      );
+    const deliveredBefore = await delivered();
     feed = new MemoryFeed();
     feed.append(boardChange(boards[0], 1));
     const dispatcher = instance();
@@ -126,6 +134,7 @@ describe('delivery', () => {
       (rows) => rows[0]?.state === 'DELIVERED',
     );
     expect(row).toMatchObject({ attempts: 1, lastStatus: 204, messageId: received.messageId });
+    expect((await delivered()) - deliveredBefore).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(receiver.received).toHaveLength(1);
   });

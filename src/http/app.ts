@@ -84,17 +84,18 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
   const { schema, config, demoKey } = options;
   // Each instance listens for committed changes on its own, and fans them out to its subscribers.
   const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey, config.livePollMs);
+  // Each instance delivers webhooks too: any instance takes any due delivery.
+  const webhooks = config.webhooks && startWebhooks(config.webhooks);
   const metrics = metricsOn(config);
   if (metrics)
     collectMetrics({
       pool: () => db().engine.pool,
       replicas: () => db().replicas?.set.status(),
       subscriptions: () => live.size,
+      webhookAttempts: () => webhooks?.webhooks.dispatcher.attempting ?? 0,
     });
   // An outage ends when the primary answers a statement on a connection of its own.
   watchOutages(() => db().engine.poll('SELECT 1'));
-  // Each instance delivers webhooks too: any instance takes any due delivery.
-  const webhooks = config.webhooks && startWebhooks(config.webhooks);
   const measure = operationMeasure(config);
   const rateLimits = config.rateLimit && createRateLimits(config.rateLimit, measure);
   const trustedDocuments = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : undefined;

@@ -2,6 +2,7 @@ import { AsyncResource } from 'node:async_hooks';
 import type { DatabaseEngine } from '../db/engine.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { logError, logger } from '../observability/logger.js';
+import { countWebhookAttempt } from '../observability/metrics.js';
 import { reportUnavailable } from '../observability/outage.js';
 import { postWebhook } from './client.js';
 import { eventTypeOf, messageIdOf, wants, webhookBody } from './events.js';
@@ -105,7 +106,9 @@ export class WebhookDispatcher {
     this.running = false;
     clearTimeout(this.timer);
     const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
-    await Promise.race([Promise.all(this.inFlight).then(() => this.flush()), grace]);
+    // Outcomes that cannot be written (the database is away) are left to the leases.
+    const settled = Promise.all(this.inFlight).then(() => this.flush().catch(() => undefined));
+    await Promise.race([settled, grace]);
   }
 
   /** Attempts in flight on this instance. */
@@ -185,8 +188,11 @@ export class WebhookDispatcher {
       try {
         const secrets = delivery.secrets.map((sealed) => box.open(sealed, delivery.organizationId));
         const headers = signedHeaders(delivery.messageId, new Date(), delivery.body, secrets);
+        const started = performance.now();
         const result = await postWebhook(delivery.url, headers, delivery.body, { allowPrivate });
         outcome = outcomeOf(delivery, result.status, result.excerpt, result.retryAfterMs);
+        const kind = outcome.retryInMs === null ? 'delivered' : outcome.gone ? 'gone' : 'failed';
+        countWebhookAttempt(kind, (performance.now() - started) / 1000);
       } catch (error) {
         // A secret that does not open (its key left WEBHOOK_ENCRYPTION_KEY): retried, as the operator may bring the key back.
         logError(error, 'webhook dispatcher: an attempt could not be made');
