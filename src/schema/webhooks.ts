@@ -4,7 +4,7 @@ import { eventTypeProblem } from '../webhooks/events.js';
 import { urlProblem } from '../webhooks/address.js';
 import type { Webhooks } from '../webhooks/index.js';
 import { newSigningSecret } from '../webhooks/signature.js';
-import { builder } from './builder.js';
+import { builder, type BuilderTypes } from './builder.js';
 import { authorize, findForChange, recordChange } from './changes.js';
 import { principalOf, type Context } from './context.js';
 import { deletedPayload, rowTargetFields, targetRowId, type InputFields } from './crud.js';
@@ -125,10 +125,14 @@ async function managedEndpoint(ctx: Context, rowId: number) {
   return endpoint;
 }
 
-const cursorOf = (text: string, argument: string) => {
-  if (!/^\d{1,19}$/.test(text)) throw badUserInput(`Argument "${argument}" is not a valid cursor`, argument);
-  return BigInt(text);
-};
+/** A delivery's id (a 64-bit number) as the caller gave it, checked; `refusal` says what it is not, at `field`. */
+function deliveryIdOf(text: string, field: string, refusal: string): string {
+  if (!/^\d{1,19}$/.test(text) || BigInt(text) > 2n ** 63n - 1n) throw badUserInput(refusal, field);
+  return text;
+}
+
+const cursorOf = (text: string, argument: string) =>
+  BigInt(deliveryIdOf(text, argument, `Argument "${argument}" is not a valid cursor`));
 
 builder.queryField('webhookDeliveries', (t) =>
   t.connection(
@@ -270,24 +274,22 @@ const RedeliverWebhookDeliveriesInput = builder.inputType('RedeliverWebhookDeliv
   }),
 });
 
-const endpointField = () =>
-  builder.objectRef<{ rowId: number }>('WebhookEndpointPayload').implement({
-    fields: (t) => ({
-      webhookEndpoint: t.prismaField({
-        type: WebhookEndpoint,
-        resolve: (query, payload) => plannedRow('WebhookEndpoint', query, payload.rowId),
-      }),
-    }),
+/** A mutation's answer names the endpoint by id; the endpoint is read as the payload's selection plans it. */
+function endpointOf<P extends { rowId: number }>(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, P>) {
+  return t.prismaField({
+    type: WebhookEndpoint,
+    resolve: (query, payload) => plannedRow('WebhookEndpoint', query, payload.rowId),
   });
-const WebhookEndpointPayload = endpointField();
+}
+
+const WebhookEndpointPayload = builder
+  .objectRef<{ rowId: number }>('WebhookEndpointPayload')
+  .implement({ fields: (t) => ({ webhookEndpoint: endpointOf(t) }) });
 
 const secretPayload = (name: string) =>
   builder.objectRef<{ rowId: number; secret: string }>(name).implement({
     fields: (t) => ({
-      webhookEndpoint: t.prismaField({
-        type: WebhookEndpoint,
-        resolve: (query, payload) => plannedRow('WebhookEndpoint', query, payload.rowId),
-      }),
+      webhookEndpoint: endpointOf(t),
       secret: t.exposeString('secret', {
         description:
           'The signing secret (`whsec_...`), shown this once: the receiver verifies `webhook-signature` with it.',
@@ -300,10 +302,7 @@ const RedeliverWebhookDeliveriesPayload = builder
   .implement({
     fields: (t) => ({
       redeliveredCount: t.exposeInt('count', { description: 'Deliveries queued again.' }),
-      webhookEndpoint: t.prismaField({
-        type: WebhookEndpoint,
-        resolve: (query, payload) => plannedRow('WebhookEndpoint', query, payload.rowId),
-      }),
+      webhookEndpoint: endpointOf(t),
     }),
   });
 
@@ -450,10 +449,9 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: RedeliverWebhookDeliveriesInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const endpoint = await managedEndpoint(ctx, targetRowId(input, 'WebhookEndpoint'));
-      const ids = input.deliveryIds?.map((id, index) => {
-        if (!/^\d{1,19}$/.test(id)) throw badUserInput(`"${id}" is not a delivery id`, `input.deliveryIds[${index}]`);
-        return id;
-      });
+      const ids = input.deliveryIds?.map((id, index) =>
+        deliveryIdOf(id, `input.deliveryIds[${index}]`, `"${id}" is not a delivery id`),
+      );
       if (ids && (ids.length === 0 || ids.length > maxPageSize))
         throw badUserInput(`deliveryIds must name 1 to ${maxPageSize} deliveries`, 'input.deliveryIds');
       let count = 0;
