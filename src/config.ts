@@ -103,6 +103,19 @@ export interface Config {
   corsOrigins: CorsOrigins;
   /** OpenID Connect issuers whose bearer tokens are accepted beside API keys. @default undefined: API keys only */
   oidc: OidcConfig | undefined;
+  /** Webhooks: organizations' endpoints told of every change, signed. @default undefined: off (no WEBHOOK_ENCRYPTION_KEY) */
+  webhooks: WebhookConfig | undefined;
+}
+
+export interface WebhookConfig {
+  /** Keys (32 bytes each) that encrypt the signing secrets at rest: the first encrypts, every one decrypts. */
+  encryptionKeys: Buffer[];
+  /** Most deliveries to one endpoint in flight at once, across every instance. @default 4 */
+  concurrency: number;
+  /** Endpoints on private, loopback and link-local addresses, and http:// to a loopback host (tests, development). @default false */
+  allowPrivate: boolean;
+  /** How often an instance reads new changes and due deliveries. @default 50 ms */
+  pollMs: number;
 }
 
 export interface OidcConfig {
@@ -258,6 +271,35 @@ function databaseBounds(read: Settings): DatabaseBounds {
   return bounds;
 }
 
+/** `WEBHOOK_ENCRYPTION_KEY`: base64 of 32 bytes, several comma-separated while the key is rotated. */
+function encryptionKeys(value: string): Buffer[] {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  // Buffer.from skips what is not base64; a key is exactly 44 characters of it.
+  if (entries.length === 0 || entries.some((entry) => !/^[A-Za-z0-9+/]{43}=$/.test(entry)))
+    throw new Error(
+      'WEBHOOK_ENCRYPTION_KEY must be base64 of 32 bytes (openssl rand -base64 32), several comma-separated',
+    );
+  return entries.map((entry) => Buffer.from(entry, 'base64'));
+}
+
+/** `WEBHOOK_ENCRYPTION_KEY` switches webhooks on: a signing secret is stored only encrypted. */
+function webhooks(read: Settings): WebhookConfig | undefined {
+  const keys = read.optional('WEBHOOK_ENCRYPTION_KEY');
+  read.onlyWith(
+    keys !== undefined,
+    'WEBHOOK_ENCRYPTION_KEY',
+    ['WEBHOOK_CONCURRENCY', 'WEBHOOK_ALLOW_PRIVATE', 'WEBHOOK_POLL_MS'],
+    'webhooks are off without it',
+  );
+  const concurrency = read.integer('WEBHOOK_CONCURRENCY', 4);
+  const allowPrivate = read.flag('WEBHOOK_ALLOW_PRIVATE', false);
+  const pollMs = read.integer('WEBHOOK_POLL_MS', 50, 5);
+  return keys === undefined ? undefined : { encryptionKeys: encryptionKeys(keys), concurrency, allowPrivate, pollMs };
+}
+
 /** `FILE_STORE`, and `FILES_DIR`, which implies the directory store. */
 function files(read: Settings, dataDir: string): Pick<Config, 'fileStore' | 'filesDir'> {
   const filesDir = read.optional('FILES_DIR', 'DATA_DIR/files');
@@ -330,6 +372,7 @@ function configFrom(read: Settings): Config {
     trustedDocuments: trustedDocuments ? resolve(trustedDocuments) : undefined,
     corsOrigins: corsOrigins(read.optional('CORS_ORIGINS', 'none in production, * otherwise'), production),
     oidc: oidc(read),
+    webhooks: webhooks(read),
   };
 }
 

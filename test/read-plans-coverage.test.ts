@@ -6,7 +6,10 @@ import { contextOf, documentedQueries, planReason, sampleVariables } from './hel
 
 // Every query the README, docs/ and the web client show is answered by one statement; one that is
 // not must name its reason here (`npm run plan-coverage` counts the rest).
-const allowedReasons = new Map<string, string>();
+const allowedReasons = new Map<string, string>([
+  // A 64-bit delivery id pages it, which the planner's cursors (int4 row ids) do not.
+  ['docs/webhooks.md', 'Query.webhookDeliveries has a resolver'],
+]);
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
 let owner: Context;

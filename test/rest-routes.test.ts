@@ -10,6 +10,7 @@ import { createApiKey } from '../src/auth/api-keys.js';
 import { demo } from '../src/db/seed/index.js';
 import { rest, type RestResponse } from './helpers/rest.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { webhookEnv } from './helpers/webhooks.js';
 
 // Every route of the table, called once against the seeded database: generated from the table, with
 // request values made from each parameter's GraphQL type and the seeded rows' ids. A route answers
@@ -55,6 +56,14 @@ async function seededIds(): Promise<Record<string, number>> {
     { w: first(board!.whiteboards) },
   );
   expect(errors).toBeUndefined();
+  const endpoint = await server.graphql(
+    `mutation { createWebhookEndpoint(input: { url: "https://hooks.example.com/seeded", eventTypes: ["*"] }) { webhookEndpoint { rowId } } }`,
+  );
+  const endpointId = endpoint.data!.createWebhookEndpoint.webhookEndpoint.rowId;
+  // A dead letter, to list and redeliver.
+  await server.database.prisma.webhookDelivery.create({
+    data: { endpointId, messageId: 'msg_seeded', eventType: 'whiteboard.updated', lane: 0, body: '{}', state: 'DEAD' },
+  });
   const stream = data!.streams.edges[0].node;
   const [source, target] = data!.objects.edges.map((edge: { node: { rowId: number } }) => edge.node);
   const text = data!.texts.edges[0].node;
@@ -84,6 +93,7 @@ async function seededIds(): Promise<Record<string, number>> {
     user_organization_id: first(data!.viewer),
     member_user_organization_id: first(data!.member),
     invite_id: first(data!.invite),
+    endpoint_id: endpointId,
   };
 }
 
@@ -155,6 +165,8 @@ const scenarios: Record<string, (call: Call) => Promise<void> | void> = {
   'whiteboard-object/Import Whiteboard Objects From File': async (call) => {
     call.body!.file = new File([JSON.stringify(await exported())], 'board.json', { type: 'application/json' });
   },
+  'webhook/Create Webhook Endpoint': (call) =>
+    void Object.assign(call.body!, { url: 'https://hooks.example.com/rest', event_types: ['*'] }),
   'upload/Create Upload File': (call) => void (call.body!.file = new File([png], 'dot.png', { type: 'image/png' })),
   'user-invite/Register User Invite': async (call) => {
     const email = `newcomer.${++newcomers}@example.com`;
@@ -228,7 +240,7 @@ const phase = (route: CompiledRoute) =>
 
 let otherOrganizationKey: string;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer(webhookEnv);
   ids = await seededIds();
   const globexOwner = await server.database.prisma.user.findUniqueOrThrow({
     where: { email: demo.users.globexOwner.email },

@@ -7,7 +7,7 @@ import { compileRoute } from '../src/rest/compile.js';
 import { compileRoutes } from '../src/rest/index.js';
 import { openApiDocument } from '../src/rest/openapi.js';
 import { fastApiOperationId } from '../src/rest/operation-ids.js';
-import { groups, type Route } from '../src/rest/route.js';
+import { groups, ownGroups, type Route } from '../src/rest/route.js';
 import { schema } from '../src/schema/index.js';
 
 // The contract itself, read where the project keeps it, so the table is checked against its words.
@@ -32,6 +32,8 @@ function inventory(): { group: string; name: string; method?: string }[] {
 }
 
 const compiled = compileRoutes(schema);
+/** The legacy interface's routes: the gateway's own groups (webhooks) are no part of its contract. */
+const legacyRoutes = compiled.filter((route) => !ownGroups.includes(route.group));
 const key = (entry: { group: string; name: string }) => `${entry.group} / ${entry.name}`;
 const count = (keys: string[]) =>
   keys.reduce((counts, k) => counts.set(k, (counts.get(k) ?? 0) + 1), new Map<string, number>());
@@ -40,8 +42,10 @@ describe('the route table', () => {
   it('has every operation of the inventory, as often as it is listed, with the method it shows', () => {
     const listed = inventory();
     expect(listed).toHaveLength(171);
-    expect(new Set(listed.map((entry) => entry.group))).toEqual(new Set(groups.filter((group) => group !== 'upload')));
-    const inTable = count(compiled.map(key));
+    expect(new Set(listed.map((entry) => entry.group))).toEqual(
+      new Set(groups.filter((group) => group !== 'upload' && !ownGroups.includes(group))),
+    );
+    const inTable = count(legacyRoutes.map(key));
     for (const [name, times] of count(listed.map(key))) expect(inTable.get(name), name).toBe(times);
     for (const entry of listed.filter((entry) => entry.method)) {
       expect(
@@ -56,7 +60,7 @@ describe('the route table', () => {
     expect(implied).toHaveLength(3);
     expect(legacy).toContain('RegisterUserInviteSchema');
     const listed = count(inventory().map(key));
-    const extra = compiled.filter((route) => !listed.has(key(route)));
+    const extra = legacyRoutes.filter((route) => !listed.has(key(route)));
     expect(extra.map(fastApiOperationId).sort()).toEqual(
       [...implied, 'register_user_invite_api_users_invite_v1_register__post'].sort(),
     );

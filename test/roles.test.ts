@@ -6,6 +6,7 @@ import { demo } from '../src/db/seed/index.js';
 import type { ApiKeyPermission, Role } from '../src/generated/prisma/enums.js';
 import { roleMatrixMarkdown } from './helpers/role-matrix.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { webhookEnv } from './helpers/webhooks.js';
 
 // Walks the role matrix of src/auth/roles.ts with real operations: every action, every role, every key permission.
 let server: TestServer;
@@ -20,7 +21,7 @@ const holders: Record<Role, string> = {
 const keys = {} as Record<Role, Record<ApiKeyPermission, string>>;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer(webhookEnv);
   const prisma = server.database.prisma;
   acmeId = (await prisma.organization.findFirstOrThrow({ where: { name: demo.organizations.acme.name } })).id;
   for (const [role, email] of Object.entries(holders) as [Role, string][]) {
@@ -78,6 +79,10 @@ const operations: Record<Action, () => Promise<{ document: string; variables: Re
   changeRoles: async () => ({
     document: `mutation($rowId: Int!) { updateMemberRole(input: { rowId: $rowId, role: VIEWER }) { membership { role } } }`,
     variables: { rowId: viewerMembershipId },
+  }),
+  manageWebhooks: async () => ({
+    document: `mutation($org: Int!) { createWebhookEndpoint(input: { organizationId: $org, url: "https://hooks.example.com/in", eventTypes: ["*"] }) { secret } }`,
+    variables: { org: acmeId },
   }),
   manageOrganization: async () => ({
     document: `mutation($rowId: Int!, $name: String!) { updateOrganization(input: { rowId: $rowId, name: $name }) { organization { name } } }`,

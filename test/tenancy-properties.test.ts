@@ -16,6 +16,7 @@ import {
 import { demoKeyHolders } from '../src/db/seed/keys.js';
 import { AUDIENCE, demoAccounts, scopeOf, TestProvider } from './helpers/oidc-provider.js';
 import { crossOrganizationReferences, demoCallers, foreignRows, Visibility, type Caller } from './helpers/tenancy.js';
+import { addWebhookEndpoints } from './helpers/webhooks.js';
 
 // Random query documents generated from the schema, sent by every kind of caller through the read
 // planner and through the resolvers: the answers must be equal, value for value and key for key, and
@@ -47,6 +48,7 @@ beforeAll(async () => {
   database = await openTestDatabase(undefined, { owner: tableOwnerRole });
   const { prisma } = database.database;
   await crossOrganizationReferences(prisma);
+  await addWebhookEndpoints(prisma);
   provider = await TestProvider.start({ accounts: demoAccounts(), accessTokenTtl: 3600 });
   const config = loadConfig({ OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: AUDIENCE });
   planned = createApp({ schema, config });

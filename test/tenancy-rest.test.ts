@@ -8,6 +8,7 @@ import { subscribeSse } from './helpers/live.js';
 import { rest } from './helpers/rest.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { crossOrganizationReferences, demoCallers, modelOfType, Visibility, type Caller } from './helpers/tenancy.js';
+import { addWebhookEndpoints } from './helpers/webhooks.js';
 
 // The legacy routes hold to the tenancy of the graph, for every kind of caller: a GET of a row of an
 // organization the caller is not in answers 404 as a row that does not exist does, and no list holds
@@ -24,6 +25,7 @@ beforeAll(async () => {
   server = await startTestServer();
   const { prisma } = server.database;
   await crossOrganizationReferences(prisma);
+  await addWebhookEndpoints(prisma);
   callers = await demoCallers(prisma, server.keys);
   visibility = await Visibility.of(prisma);
   ids = new Map();
@@ -47,7 +49,11 @@ function rowModel(route: CompiledRoute): ModelName | undefined {
 /** The model a path parameter names a row of: a lookup's own rows, else the parent its name says. */
 function pathModel(route: CompiledRoute, target: string[]): ModelName | undefined {
   const variable = target[target.length - 1];
-  const parents: Record<string, ModelName> = { whiteboardId: 'Whiteboard', highlightId: 'WhiteboardHighlight' };
+  const parents: Record<string, ModelName> = {
+    whiteboardId: 'Whiteboard',
+    highlightId: 'WhiteboardHighlight',
+    endpointId: 'WebhookEndpoint',
+  };
   if (parents[variable]) return parents[variable];
   // whiteboardClients(rowId:) lists the users of a board.
   return route.rootField!.name === 'whiteboardClients' ? 'Whiteboard' : rowModel(route);

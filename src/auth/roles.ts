@@ -25,6 +25,11 @@ export const permissions = {
   manageMembers: { what: 'invite and remove members', roles: ['OWNER', 'ADMIN'], key: 'ADMIN' },
   changeRoles: { what: "change members' roles", roles: ['OWNER'], key: 'ADMIN' },
   manageOrganization: { what: 'rename or delete the organization', roles: ['OWNER'], key: 'ADMIN' },
+  manageWebhooks: {
+    what: 'see, add, change and delete webhook endpoints, and redeliver their deliveries',
+    roles: ['OWNER', 'ADMIN'],
+    key: 'ADMIN',
+  },
 } as const satisfies Record<string, { what: string; roles: readonly Role[]; key: ApiKeyPermission }>;
 
 export type Action = keyof typeof permissions;

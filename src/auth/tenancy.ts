@@ -3,17 +3,18 @@ import type { Select, Where } from '../db/delegate.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import type { Principal } from './principal.js';
+import { roleAllows, type Action } from './roles.js';
 
 /**
  * The models of the graph; file chunks are reached only by their unguessable file name
  * (src/files/db-store.ts), rate-limit buckets only by the limiter (src/http/rate-limit/), read
  * fences only by the replicas' routing (src/db/read-fence.ts), live events only by each
- * instance's hub (src/live/hub.ts), and identities only by the sign-in (src/auth/identities.ts)
- * and the command line.
+ * instance's hub (src/live/hub.ts), identities only by the sign-in (src/auth/identities.ts)
+ * and the command line, and webhook deliveries through their endpoint (src/schema/webhooks.ts).
  */
 export type ModelName = Exclude<
   keyof PrismaTypes & string,
-  'FileChunk' | 'RateLimitBucket' | 'ReadFence' | 'LiveEvent' | 'UserIdentity'
+  'FileChunk' | 'RateLimitBucket' | 'ReadFence' | 'LiveEvent' | 'UserIdentity' | 'WebhookDelivery'
 >;
 
 /**
@@ -42,7 +43,14 @@ const organizationPaths: Record<Exclude<ModelName, 'Rate' | 'User' | 'ApiKey'>, 
   ClassConf: ['library', 'organizationId'],
   ClassConfAttribute: ['classConf', 'library', 'organizationId'],
   ClassTexture: ['library', 'organizationId'],
+  WebhookEndpoint: ['organizationId'],
 };
+
+/**
+ * Models that only some roles of an organization may read, by the action they take: a webhook's URL
+ * may carry its receiver's credential, so only those who manage webhooks see endpoints.
+ */
+const readActions: Partial<Record<ModelName, Action>> = { WebhookEndpoint: 'manageWebhooks' };
 
 export type OrganizationScopedModel = keyof typeof organizationPaths;
 
@@ -72,9 +80,12 @@ export function organizationOf(model: OrganizationScopedModel, row: object): num
   ) as number;
 }
 
-/** The organizations whose rows the caller may see; undefined for a platform admin, who sees all. */
-export function visibleOrganizations(principal: Principal): number[] | undefined {
-  return principal.isAdmin ? undefined : [...principal.roles.keys()];
+/** The organizations whose rows (of `model`, when given) the caller may see; undefined for a platform admin, who sees all. */
+export function visibleOrganizations(principal: Principal, model?: ModelName): number[] | undefined {
+  if (principal.isAdmin) return undefined;
+  const action = model && readActions[model];
+  if (!action) return [...principal.roles.keys()];
+  return [...principal.roles].filter(([, role]) => roleAllows(role, action)).map(([id]) => id);
 }
 
 /** An organization's row id as the caller may see it: null for an organization of which they are not a member. */
@@ -86,7 +97,7 @@ export function visibleOrganizationId(principal: Principal, id: number | null): 
 function tenancyCondition(model: ModelName, principal: Principal): Record<string, unknown> {
   // API keys stay private to their owner, even for a platform admin.
   if (model === 'ApiKey') return { userId: principal.userId } satisfies Where<'ApiKey'>;
-  const organizations = visibleOrganizations(principal);
+  const organizations = visibleOrganizations(principal, model);
   if (model === 'Rate' || !organizations) return {};
   const inOrganizations = { in: organizations };
   if (model === 'User')
@@ -151,7 +162,9 @@ export function relationTenancy(
   relation: string,
   principal: Principal,
 ): Record<string, unknown> | undefined {
-  if (staysInOrganization(model, relation)) return undefined;
+  // Rows that fewer roles may read than the parent's (an organization's webhooks) keep their own tenancy.
+  const narrower = readActions[relationTarget(model, relation)];
+  if ((!narrower || narrower === readActions[model]) && staysInOrganization(model, relation)) return undefined;
   const where = tenancyCondition(relationTarget(model, relation), principal);
   return Object.keys(where).length ? where : undefined;
 }

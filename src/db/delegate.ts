@@ -87,6 +87,7 @@ const delegates: { [M in ModelName]: (client: Client) => Delegate<M> } = {
   ClassConf: (client) => client.classConf,
   ClassConfAttribute: (client) => client.classConfAttribute,
   ClassTexture: (client) => client.classTexture,
+  WebhookEndpoint: (client) => client.webhookEndpoint,
 };
 
 /** `prisma.whiteboard` for 'Whiteboard', on a client or a transaction. */

@@ -39,6 +39,7 @@ import { metricsOn, noteRoute, observabilityPlugins, observedListener } from '..
 import { logError, yogaLogger } from '../observability/logger.js';
 import { reportUnavailable, watchOutages } from '../observability/outage.js';
 import { measure as collectMetrics, scrape } from '../observability/metrics.js';
+import { startWebhooks } from '../webhooks/index.js';
 
 // graphql-js ships the rule; it rejects __schema and __type but leaves __typename alone.
 const disableIntrospection: Plugin = {
@@ -89,12 +90,15 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
   const { schema, config, demoKey } = options;
   // Each instance listens for committed changes on its own, and fans them out to its subscribers.
   const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey, config.livePollMs);
+  // Each instance delivers webhooks too: any instance takes any due delivery.
+  const webhooks = config.webhooks && startWebhooks(config.webhooks);
   const metrics = metricsOn(config);
   if (metrics)
     collectMetrics({
       pool: () => db().engine.pool,
       replicas: () => db().replicas?.set.status(),
       subscriptions: () => live.size,
+      webhookAttempts: () => webhooks?.webhooks.dispatcher.attempting ?? 0,
     });
   // An outage ends when the primary answers a statement on a connection of its own.
   watchOutages(() => db().engine.poll('SELECT 1'));
@@ -104,7 +108,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
   const tokens = config.oidc && new TokenVerifier(config.oidc);
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
-    context: contextFactory(live, tokens, rateLimits),
+    context: contextFactory(live, tokens, rateLimits, webhooks?.webhooks),
     graphqlEndpoint: graphqlPath,
     // bodyLimits() limits bodies instead, counting only those that declare no length.
     maxRequestBodySize: false,
@@ -132,7 +136,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
       ]),
       ...(rateLimits ? [useRateLimitHeaders(rateLimits)] : []),
       ...(config.introspection ? [] : [disableIntrospection]),
-      useLiveWake(live),
+      useLiveWake(live, ...(webhooks ? [webhooks.webhooks.dispatcher] : [])),
       ...(config.readPlans ? [usePlans()] : []),
       ...(config.replicaUrls.length ? [useReadReplicas()] : []),
       ...(config.rowLevelSecurity ? [useRowLevelSecurity()] : []),
@@ -211,6 +215,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     close: async () => {
       watchOutages(undefined);
       live.stop();
+      await webhooks?.stop();
       await rateLimits?.close();
     },
   };

@@ -5,6 +5,7 @@ import { authenticateRequest } from '../auth/credentials.js';
 import type { TokenVerifier } from '../auth/token-verifier.js';
 import type { LiveHub } from '../live/hub.js';
 import type { Context } from '../schema/context.js';
+import type { Webhooks } from '../webhooks/index.js';
 import { refused } from '../schema/errors.js';
 import { createLoaders } from '../schema/loaders.js';
 import { addressOf, rateLimitedError, type RateLimits } from './rate-limit/index.js';
@@ -13,7 +14,12 @@ import { addressOf, rateLimitedError, type RateLimits } from './rate-limit/index
  * The context factory of one gateway instance; a key or bearer token that is sent must be valid.
  * With a rate limit, a request over HTTP without a valid credential is charged to its address.
  */
-export function contextFactory(live: LiveHub, verifier: TokenVerifier | undefined, rateLimits?: RateLimits) {
+export function contextFactory(
+  live: LiveHub,
+  verifier: TokenVerifier | undefined,
+  rateLimits?: RateLimits,
+  webhooks?: Webhooks,
+) {
   // `req` is there when Yoga's Node adapter serves the request (not for REST calls or WebSocket operations, charged already).
   return async (initial: YogaInitialContext & { req?: IncomingMessage }): Promise<Context> => {
     const { headers } = initial.request;
@@ -34,6 +40,7 @@ export function contextFactory(live: LiveHub, verifier: TokenVerifier | undefine
       credential,
       principal,
       live,
+      webhooks,
       loaders: createLoaders(principal),
     };
   };

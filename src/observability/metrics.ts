@@ -63,11 +63,25 @@ export function countRefusal(reason: string): void {
   refusals.inc({ reason });
 }
 
+const webhookAttempts = new Histogram({
+  name: 'webhook_attempt_duration_seconds',
+  help: 'Webhook delivery attempts of this instance by outcome (delivered: 2xx, gone: 410, failed: anything else), and how long each took',
+  labelNames: ['outcome'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers,
+});
+
+/** Counts one webhook attempt by its outcome. */
+export function countWebhookAttempt(outcome: 'delivered' | 'gone' | 'failed', seconds: number): void {
+  webhookAttempts.observe({ outcome }, seconds);
+}
+
 /** What the gauges read when scraped; set by the app that owns the database and the subscriptions. */
 interface Sources {
   pool?(): { totalCount: number; idleCount: number; waitingCount: number } | undefined;
   replicas?(): { location: string; lagMs: number; usable: boolean }[] | undefined;
   subscriptions?(): number;
+  webhookAttempts?(): number;
 }
 const sources: Sources = {};
 
@@ -132,6 +146,15 @@ new Gauge({
   registers,
   collect() {
     this.set(sources.subscriptions?.() ?? 0);
+  },
+});
+
+new Gauge({
+  name: 'webhook_attempts_in_flight',
+  help: 'Webhook delivery attempts this instance has under way',
+  registers,
+  collect() {
+    this.set(sources.webhookAttempts?.() ?? 0);
   },
 });
 

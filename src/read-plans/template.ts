@@ -146,7 +146,8 @@ export function planKey(
     const role = parameters.get(name);
     return [name, role ? keyOf(role, value) : value];
   });
-  return JSON.stringify([principal.isAdmin, principal.userId, [...principal.roles.keys()], shape]);
+  // Roles and not only organizations: some rows only some roles may read (tenancy.ts, readActions).
+  return JSON.stringify([principal.isAdmin, principal.userId, [...principal.roles], shape]);
 }
 
 /** The variables of a request: parameter variables become slots, the rest keep their values. */

@@ -6,7 +6,8 @@
  * from the GraphQL schema at start-up.
  *
  *   group, name  legacy tag and operation name, exactly as in legacy-v1-interface.md. A name the
- *                legacy lists twice under one group is one operation at two paths: two rows.
+ *                legacy lists twice under one group is one operation at two paths: two rows. A group
+ *                of `ownGroups` is the gateway's own API, served the same way, no part of that contract.
  *   method, path `/api/<area>/v1/...` with a trailing slash; `{snake_case}` placeholders.
  *   kind         how the request is read and the answer shaped; the same verb means the same everywhere:
  *                  list    limit (default 100, at most 100) and offset go to $first and $offset (offset
@@ -67,9 +68,13 @@ export const groups = [
   'whiteboard-data-stream-slide',
   // Not a group of the inventory: the upload path its schema names imply.
   'upload',
+  'webhook',
 ] as const;
 
 export type Group = (typeof groups)[number];
+
+/** The groups of the gateway's own API under /api/.../v1/, beside the legacy interface: none of its operations. */
+export const ownGroups: readonly Group[] = ['webhook'];
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

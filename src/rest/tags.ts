@@ -38,5 +38,7 @@ export const groupDescriptions: Record<Group, string> = {
     "The organization's repository of reusable objects: list (newest first or filtered), create, read; user choices.",
   'library-control-class-texture': 'Textures of library classes: list, create, read, change, delete.',
   'whiteboard-data-stream-slide': 'Slides of data streams: list, create, read, change, delete, reorder.',
+  webhook:
+    "Webhook endpoints of an organization (the gateway's own, not a legacy group): add one (the answer shows its signing secret once), list, read, change, enable, disable, delete, rotate its secret; its deliveries and dead letters, and redelivery.",
   upload: 'File upload (a multipart form); the answer is the file reference, whose file is the URL that serves it.',
 };

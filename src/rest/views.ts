@@ -84,3 +84,8 @@ export const classConf = `id: rowId name description library_id: libraryId class
   texture_id: textureId texture { ${texture} }`;
 
 export const classConfAttribute = `id: rowId class_conf_id: classConfId name code type order is_required: isRequired choices ${timestamps}`;
+
+/** A webhook endpoint (the gateway's own API; never its secret). */
+export const webhookEndpoint = `id: rowId organization_id: organizationId url description event_types: eventTypes whiteboard_ids: whiteboardIds enabled disabled_reason: disabledReason previous_secret_expires_at: previousSecretExpiresAt ${timestamps}`;
+
+export const webhookDelivery = `delivery_id: deliveryId endpoint_id: endpointId message_id: messageId event_type: eventType whiteboard_id: whiteboardId state attempts next_attempt_at: nextAttemptAt last_attempt_at: lastAttemptAt last_status: lastStatus last_error: lastError delivered_at: deliveredAt created_at: createdAt body`;

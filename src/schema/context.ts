@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import type { ModelName } from '../auth/tenancy.js';
 import type { PlannedQuery, Row } from '../db/delegate.js';
 import type { LiveHub } from '../live/hub.js';
+import type { Webhooks } from '../webhooks/index.js';
 import { unauthenticated } from './errors.js';
 
 /** The DataLoaders of one request, so their batches and caches never outlive it nor cross callers. */
@@ -23,6 +24,8 @@ export interface Context {
   principal: Principal | null;
   /** The instance's subscriptions. */
   live: LiveHub;
+  /** The instance's webhooks; absent while they are off (no WEBHOOK_ENCRYPTION_KEY). */
+  webhooks?: Webhooks;
   /** Batches what the read plan and Pothos's planned query cannot reach. */
   loaders: Loaders;
 }

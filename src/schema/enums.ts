@@ -35,6 +35,16 @@ export const ClassConfAttributeType = builder.enumType(prismaEnums.ClassConfAttr
   name: 'ClassConfAttributeType',
 });
 
+export const WebhookDeliveryState = builder.enumType(prismaEnums.WebhookDeliveryState, {
+  name: 'WebhookDeliveryState',
+  description:
+    'Where a webhook delivery stands: PENDING (waiting for an attempt, or in one), DELIVERED (answered 2xx), DEAD (given up after 24 hours of retries: a dead letter, redelivered on request).',
+});
+export const WebhookDisabledReason = builder.enumType(prismaEnums.WebhookDisabledReason, {
+  name: 'WebhookDisabledReason',
+  description: 'Who disabled a webhook endpoint: an ADMINISTRATOR, or its receiver, by answering 410 Gone (GONE).',
+});
+
 export const RoleFilter = enumFilter(Role);
 export const ApiKeyPermissionFilter = enumFilter(ApiKeyPermission);
 export const ActionMethodFilter = enumFilter(ActionMethod);

@@ -16,5 +16,6 @@ import './libraries/index.js';
 import './files-upload.js';
 import './import-export/index.js';
 import './subscriptions.js';
+import './webhooks.js';
 
 export const schema = builder.toSchema();

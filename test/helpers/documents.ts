@@ -18,7 +18,7 @@ import {
 } from 'graphql';
 import { delegateOf } from '../../src/db/delegate.js';
 import type { Prisma } from '../../src/db/index.js';
-import { demo } from '../../src/db/seed/index.js';
+import { graphModels } from './tenancy.js';
 
 // Random query documents generated from the schema itself: every root field whose arguments can be
 // made, relations nested several levels, connections with and without pages, filters with every
@@ -93,11 +93,10 @@ export const generationOptions: Options = {
   volatile: new Set(['ApiKey.lastUsedAt', 'ApiKey.updatedAt']),
 };
 
-/** The pools of the demo data (with crossOrganizationReferences): every model's row ids, and values of its rows. */
+/** The pools of the demo data (with crossOrganizationReferences, addWebhookEndpoints): every model's row ids, and values of its rows. */
 export async function poolsOf(prisma: Prisma): Promise<Pools> {
   const ids = new Map<string, number[]>();
-  for (const key of Object.keys(demo.counts)) {
-    const model = (key[0].toUpperCase() + key.slice(1)) as Parameters<typeof delegateOf>[1];
+  for (const model of graphModels) {
     const rows = await (delegateOf(prisma, model).findMany as (args: object) => Promise<{ id: number }[]>)({
       where: {},
       select: { id: true },

@@ -10,6 +10,7 @@ import type { Prisma } from '../../src/db/index.js';
 import { demo } from '../../src/db/seed/index.js';
 import { demoKeyHolders, type DemoKeys } from '../../src/db/seed/keys.js';
 import { buildCatalog } from '../../src/read-plans/catalog.js';
+import { webhookModels } from './webhooks.js';
 
 /** A caller of the demo data: the key's user, their organizations, and whether they see every one. */
 export interface Caller {
@@ -39,7 +40,12 @@ export async function demoCallers(prisma: Prisma, keys: DemoKeys): Promise<Calle
   );
 }
 
-const models = Object.keys(demo.counts).map((key) => key[0].toUpperCase() + key.slice(1)) as ModelName[];
+/** Every model of the graph with rows: the demo data's, and the webhook endpoints a suite adds (addWebhookEndpoints). */
+export const graphModels = [
+  ...Object.keys(demo.counts).map((key) => key[0].toUpperCase() + key.slice(1)),
+  ...webhookModels,
+] as ModelName[];
+const models = graphModels;
 const isScoped = (model: ModelName): model is OrganizationScopedModel => !['Rate', 'User', 'ApiKey'].includes(model);
 
 /** Which organization every row belongs to, and who may see users and keys: what a caller may be shown. */

@@ -9,9 +9,13 @@ import * as data from './data.js';
 import { demoKeyHolders, issueDemoKeys, type DemoKeys } from './keys.js';
 
 type Tx = Client.TransactionClient;
-// The demo's file rows name no stored bytes, so file chunks are not demo data, nor are rate-limit buckets or read fences.
+// The demo's file rows name no stored bytes, so file chunks are not demo data, nor are rate-limit buckets or read
+// fences; a webhook's secret is sealed under the operator's key (WEBHOOK_ENCRYPTION_KEY), which the demo data cannot hold.
 type Delegate = Uncapitalize<
-  Exclude<Client.ModelName, 'FileChunk' | 'RateLimitBucket' | 'ReadFence' | 'LiveEvent' | 'UserIdentity'>
+  Exclude<
+    Client.ModelName,
+    'FileChunk' | 'RateLimitBucket' | 'ReadFence' | 'LiveEvent' | 'UserIdentity' | 'WebhookEndpoint' | 'WebhookDelivery'
+  >
 >;
 
 const boards = data.whiteboards;

@@ -24,8 +24,9 @@ import whiteboardObjectAttribute from './whiteboard-object-attribute.js';
 import whiteboardObjectConnection from './whiteboard-object-connection.js';
 import whiteboardObjectInstance from './whiteboard-object-instance.js';
 import whiteboardObjectRelation from './whiteboard-object-relation.js';
+import webhook from './webhook.js';
 
-/** The whole REST v1 table, one file per legacy group. */
+/** The whole REST v1 table, one file per legacy group, and the gateway's own groups (route.ts, ownGroups). */
 export const routes: Route[] = [
   ...actionLog,
   ...userOrganizationControl,
@@ -52,4 +53,5 @@ export const routes: Route[] = [
   ...libraryControlClassTexture,
   ...whiteboardDataStreamSlide,
   ...upload,
+  ...webhook,
 ];
