@@ -21,7 +21,7 @@ import {
 import { coercedVariables } from '../read-plans/variables.js';
 import { isDeepStrictEqual } from 'node:util';
 import { keyAllows } from '../auth/roles.js';
-import { modelCatalog } from '../read-plans/catalog.js';
+import { modelCatalog } from '../schema/model-catalog.js';
 import { authScopesOf, type ReadPlanExtension } from '../read-plans/extensions.js';
 import { collectFields, fragmentsOf, subfields } from '../read-plans/selection.js';
 import type { Context } from '../schema/context.js';
