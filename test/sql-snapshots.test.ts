@@ -19,24 +19,33 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-async function statementsOf(work: () => Promise<unknown>): Promise<string> {
-  const { statements } = await server.countStatements(work);
+/** The statements of a read that must answer 200: a refusal's statements would be snapshot as the plan. */
+async function statementsOf(work: () => Promise<{ status: number; body: unknown }>): Promise<string> {
+  const { result, statements } = await server.countStatements(work);
+  expect(result.status, JSON.stringify(result.body)).toBe(200);
   return `${ofTheRequest(statements)
     .map((statement) => `${statement.trim()};`)
     .join('\n\n')}\n`;
+}
+
+/** A GraphQL read that must answer its data, no error. */
+async function read(query: string, variables: Record<string, unknown>) {
+  const answer = await server.graphql(query, variables);
+  expect(answer.errors).toBeUndefined();
+  return { status: answer.status, body: answer };
 }
 
 const fileName = (name: string) => `./sql/${name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}.sql`;
 
 describe('GraphQL standard reads', () => {
   it('the nested board read: one statement', async () => {
-    const sql = await statementsOf(() => server.graphql(nestedQuery, { org: 1, first: 50 }));
+    const sql = await statementsOf(() => read(nestedQuery, { org: 1, first: 50 }));
     expect(sql.split(';\n').length - 1).toBe(1);
     await expect(sql).toMatchFileSnapshot(fileName('nested-board-read'));
   });
 
   it('one board with everything on it: one statement', async () => {
-    const sql = await statementsOf(() => server.graphql(boardQuery, { rowId: 1 }));
+    const sql = await statementsOf(() => read(boardQuery, { rowId: 1 }));
     expect(sql.split(';\n').length - 1).toBe(1);
     await expect(sql).toMatchFileSnapshot(fileName('one-board'));
   });
@@ -48,11 +57,12 @@ describe('REST reads', () => {
     (route) => route.method === 'GET' && route.params.every((param) => param.in === 'path' || !param.required),
   );
   it.each(reads.map((route) => [`${route.method} ${route.path}`, route] as const))('%s', async (_name, route) => {
-    const sql = await statementsOf(() =>
-      fetch(server.url + route.path.replace(/\{\w+\}/g, '1'), { headers: { 'x-api-key': server.keys.owner } }).then(
-        (response) => response.text(),
-      ),
-    );
+    const sql = await statementsOf(async () => {
+      const response = await fetch(server.url + route.path.replace(/\{\w+\}/g, '1'), {
+        headers: { 'x-api-key': server.keys.owner },
+      });
+      return { status: response.status, body: await response.text() };
+    });
     await expect(sql).toMatchFileSnapshot(fileName(`rest ${route.method} ${route.path}`));
   });
 });
