@@ -14,13 +14,17 @@ import { pathToFileURL } from 'node:url';
 import { startServer, type ChildServer } from './servers.js';
 
 const peerDir = resolve('bench/peer');
-const node24Dir = resolve('bench/node24');
 /** Outside the checkout, so that every clone (CI makes a fresh one per run) shares one download. */
-const node24Cache = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'whiteboard-gateway', 'node24');
+const cache = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'whiteboard-gateway');
+/** The Node packages kept in the cache: 24 for the bench, CI and the suites' timing, 22 for the timing. */
+const cachedNodes = {
+  '22': { from: resolve('bench/node22'), into: join(cache, 'node22') },
+  '24': { from: resolve('bench/node24'), into: join(cache, 'node24') },
+} as const;
 /** Where the gateway can run: the peer's Node 22, Node 24 (the default), or the `node` on PATH. */
 const runtimes = {
   '22': { from: peerDir, into: peerDir },
-  '24': { from: node24Dir, into: node24Cache },
+  '24': cachedNodes['24'],
   path: undefined,
 } as const;
 export type GatewayNode = keyof typeof runtimes;
@@ -52,6 +56,12 @@ function installPackage({ from, into }: { from: string; into: string }, log: (me
 }
 
 export const installPeer = (log: (message: string) => void) => installPackage(runtimes['22'], log);
+
+/** The directory of the binary of Node `version` from the npm registry, installed in the user's cache unless it is there. */
+export function cachedNode(version: keyof typeof cachedNodes, log: (message: string) => void): string {
+  installPackage(cachedNodes[version], log);
+  return nodeBin(cachedNodes[version].into);
+}
 
 /**
  * The gateway's runtime: the environment under which a shell's `node` (the start script's `exec

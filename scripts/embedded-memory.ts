@@ -7,7 +7,7 @@ import { commandLine } from '../src/cli.js';
 import { EXAMPLE_QUERY } from '../src/http/graphiql.js';
 import { mutationCalls, openApiOperations, requestFor, sendRequest } from '../test/helpers/fuzz-requests.js';
 import { buildServer, startServer } from '../test/helpers/processes.js';
-import { postGraphQL } from '../test/helpers/server.js';
+import { postGraphQL } from '../test/helpers/graphql.js';
 
 commandLine(`
 usage: npm run memory:embedded     (on a shared machine: flock /tmp/gateway-bench.lock npm run memory:embedded)
@@ -55,7 +55,7 @@ function cpuMs(pid: number): number {
 /** GraphiQL's example query, one at a time: the median latency in ms and the server's CPU ms per request. */
 async function nestedRead(url: string, pid: number): Promise<{ median: number; cpu: number }> {
   const read = async () => {
-    const answer = await postGraphQL(url, EXAMPLE_QUERY, {}, demoKey);
+    const answer = await postGraphQL(url, EXAMPLE_QUERY, { key: demoKey });
     if (answer.status !== 200 || answer.errors) throw new Error(`the nested read failed: ${JSON.stringify(answer)}`);
   };
   for (let i = 0; i < 20; i++) await read();
@@ -81,7 +81,7 @@ async function waitReady(url: string): Promise<void> {
 /** The fuzz suite's requests, round after round (each with new input), as functions that send one. */
 async function* fuzzRequests(url: string): AsyncGenerator<() => Promise<number>> {
   const { operations, components } = await openApiOperations(url);
-  const introspection = await postGraphQL(url, getIntrospectionQuery(), {}, demoKey);
+  const introspection = await postGraphQL(url, getIntrospectionQuery(), { key: demoKey });
   const mutations = mutationCalls(buildClientSchema(introspection.data as never));
   const order = (method: string) => ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].indexOf(method);
   const rest = [...operations].sort((a, b) => order(a.method) - order(b.method));
@@ -93,7 +93,7 @@ async function* fuzzRequests(url: string): AsyncGenerator<() => Promise<number>>
         yield async () => (await sendRequest(url, operation, request, demoKey)).status;
     for (const [index, { document, variables }] of mutations.entries())
       for (const values of sample(variables, round, 1_000 + index))
-        yield async () => (await postGraphQL(url, document, values, demoKey)).status;
+        yield async () => (await postGraphQL(url, document, { variables: values, key: demoKey })).status;
   }
 }
 

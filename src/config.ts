@@ -332,9 +332,16 @@ function corsOrigins(value: string | undefined, production: boolean): CorsOrigin
   });
 }
 
+const productionOf = (read: Settings) => read.optional('NODE_ENV') === 'production';
+
+/** NODE_ENV=production, as loadConfig reads it, for what is settled when a module loads (the schema's build). */
+export function isProduction(env: NodeJS.ProcessEnv = process.env): boolean {
+  return productionOf(new Settings(env));
+}
+
 function configFrom(read: Settings): Config {
   const dataDir = resolve(read.text('DATA_DIR', './.data'));
-  const production = read.optional('NODE_ENV') === 'production';
+  const production = productionOf(read);
   const databaseUrl = read.optional('DATABASE_URL');
   const metricsPort = read.optional('METRICS_PORT');
   const trustedDocuments = read.optional('TRUSTED_DOCUMENTS');

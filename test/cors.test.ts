@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendGraphQL } from './helpers/graphql.js';
 import WebSocket from 'ws';
 import { loadConfig } from '../src/config.js';
 import { routes } from '../src/rest/routes/index.js';
@@ -29,13 +30,10 @@ function preflight(url: string, origin: string, method: string, headers = 'conte
 const corsHeaders = (response: Response) =>
   [...response.headers.keys()].filter((name) => name.startsWith('access-control-'));
 
-const boardsQuery = JSON.stringify({ query: '{ whiteboards(first: 1) { totalCount } }' });
-
 function postGraphQLFrom(origin: string | undefined, url = server.url) {
-  return fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': server.keys.owner, ...(origin ? { origin } : {}) },
-    body: boardsQuery,
+  return sendGraphQL(url, '{ whiteboards(first: 1) { totalCount } }', {
+    key: server.keys.owner,
+    headers: origin ? { origin } : {},
   });
 }
 

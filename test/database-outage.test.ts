@@ -1,5 +1,6 @@
 import { startInstance } from './helpers/server.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendGraphQL } from './helpers/graphql.js';
 import { openDatabase, type Database } from '../src/db/index.js';
 import { seedDemo } from '../src/db/seed/index.js';
 import type { DemoKeys } from '../src/db/seed/keys.js';
@@ -30,11 +31,7 @@ afterAll(async () => {
 });
 
 async function graphql(query: string, variables: Record<string, unknown> = {}, key = keys.owner) {
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'x-api-key': key },
-    body: JSON.stringify({ query, variables }),
-  });
+  const response = await sendGraphQL(url, query, { variables, key });
   return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() };
 }
 

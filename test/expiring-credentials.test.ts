@@ -1,5 +1,6 @@
 import { decodeJwt, importJWK, SignJWT, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendGraphQL } from './helpers/graphql.js';
 import { demo } from '../src/db/seed/index.js';
 import { subscribeSse, until, type TestCredential } from './helpers/live.js';
 import { AUDIENCE, TestProvider } from './helpers/oidc-provider.js';
@@ -99,11 +100,9 @@ describe('an expiring credential', () => {
   it('is accepted within its leeway, looked up once, but opens no subscription past exp', async () => {
     const token = await tokenExpiringAt(Math.floor(Date.now() / 1000) - 5);
     const ask = () =>
-      fetch(`${server.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ query: '{ me { email } }' }),
-      }).then((response) => response.json());
+      sendGraphQL(server.url, '{ me { email } }', { headers: { authorization: `Bearer ${token}` } }).then((response) =>
+        response.json(),
+      );
     const first = await server.countStatements(ask);
     expect(first.result).toEqual({ data: { me: { email: demo.users.owner.email } } });
     expect(first.statements.filter((sql) => /user_identity/.test(sql)).length).toBeGreaterThan(0);

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { sendGraphQL } from './helpers/graphql.js';
 import { EXAMPLE_QUERY } from '../src/http/graphiql.js';
 import { startServer, type ServerProcess } from './helpers/processes.js';
 
@@ -34,11 +35,7 @@ describe('GraphiQL on the embedded demo data', () => {
     expect(page.headers).toEqual({ 'X-API-KEY': demoKey });
     expect(page.defaultQuery).toBe(EXAMPLE_QUERY);
     expect(page.visiblePlugin).toBe('GraphiQL Explorer');
-    const response = await fetch(`${page.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': page.headers['X-API-KEY']! },
-      body: JSON.stringify({ query: EXAMPLE_QUERY }),
-    });
+    const response = await sendGraphQL(page.url, EXAMPLE_QUERY, { key: page.headers['X-API-KEY'] });
     const { data, errors } = await response.json();
     expect(errors).toBeUndefined();
     expect(data.whiteboards.totalCount).toBeGreaterThan(0);

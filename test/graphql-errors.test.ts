@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendGraphQL } from './helpers/graphql.js';
 import { countRows } from '../src/db/seed/index.js';
 import { ofTheRequest, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -100,11 +101,7 @@ describe('HTTP statuses (GraphQL over HTTP)', () => {
 
   it('keeps 401 for a request without a valid key', async () => {
     for (const accept of mediaTypes) {
-      const response = await fetch(`${server.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept },
-        body: operation('{ me { rowId } }'),
-      });
+      const response = await sendGraphQL(server.url, '{ me { rowId } }', { headers: { accept } });
       expect([accept, response.status, (await response.json()).errors[0].extensions.code]).toEqual([
         accept,
         401,

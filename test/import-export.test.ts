@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows } from '../src/db/seed/index.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { expectError } from './helpers/errors.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -52,11 +53,6 @@ function withoutIds(document: any) {
       group: groupId === null ? null : groupIndex.get(groupId),
     })),
   };
-}
-
-function expectError(response: { errors?: any[] }, code: string, field?: string) {
-  expect(response.errors?.[0]?.extensions?.code, JSON.stringify(response.errors)).toBe(code);
-  if (field) expect(response.errors![0].extensions.field).toBe(field);
 }
 
 describe('exportWhiteboard', () => {

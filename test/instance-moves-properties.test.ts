@@ -10,6 +10,7 @@ import { schema } from '../src/schema/index.js';
 import { openTestDatabase } from './helpers/database.js';
 import { seededRandom, type Random } from './helpers/documents.js';
 import { demoCallers, type Caller } from './helpers/tenancy.js';
+import { globalId } from './helpers/graphql.js';
 
 // Random moves by every kind of caller: boards of every organization and of none, instances of the
 // board, of its organization's other boards, of another organization, of none and named twice, by
@@ -83,7 +84,6 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const globalId = (type: string, id: number) => Buffer.from(`${type}:${id}`).toString('base64');
 const NO_ROW = 2_000_000_000;
 
 /** A random move: mostly a board the caller sees (now and then another's, or none), and instances mostly of it. */

@@ -5,7 +5,8 @@ import type { LiveHub } from '../src/live/hub.js';
 import { MAX_MOVED_INSTANCES } from '../src/schema/objects/instance-moves.js';
 import { expectNothingChanged, failure, keyFor } from './helpers/changes.js';
 import { heardEvents, subscribeSse, until } from './helpers/live.js';
-import { ofTheRequest, startTestServer, type GraphQLResponse, type TestServer } from './helpers/server.js';
+import { ofTheRequest, startTestServer, type TestServer } from './helpers/server.js';
+import { globalId, type GraphQLResponse } from './helpers/graphql.js';
 
 // moveWhiteboardObjectInstances: a dragged selection moved and resized in one statement, whatever
 // its size, with an action log entry per instance and one live event; all or nothing.
@@ -118,13 +119,13 @@ describe('moving instances together', () => {
   it('changes only the fields given, and takes instances by global id too', async () => {
     const [first, second] = instances.platform;
     const before = await stored('platform');
-    const globalId = Buffer.from(`WhiteboardObjectInstance:${second}`).toString('base64');
+    const id = globalId('WhiteboardObjectInstance', second);
     const response = await server.graphql(move, {
       input: {
         whiteboardId: boards.platform,
         instances: [
           { rowId: first, x: 7 },
-          { id: globalId, height: 3 },
+          { id, height: 3 },
         ],
       },
     });
@@ -247,8 +248,7 @@ describe('a refused move changes nothing', () => {
         `instances[1]: object instance ${other} is not on whiteboard ${boards.platform}`,
       );
     }
-    const globalId = Buffer.from(`WhiteboardObjectInstance:${instances.network[0]}`).toString('base64');
-    const byGlobalId = await refused(input([{ id: globalId, x: 5 }]));
+    const byGlobalId = await refused(input([{ id: globalId('WhiteboardObjectInstance', instances.network[0]), x: 5 }]));
     expect(failure(byGlobalId)).toEqual({ code: 'BAD_USER_INPUT', field: 'input.instances[0].id' });
   });
 

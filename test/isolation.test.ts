@@ -4,6 +4,7 @@ import { demo } from '../src/db/seed/index.js';
 import { schema } from '../src/schema/index.js';
 import { everyMutation, rootReads } from './helpers/schema-walk.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { expectError } from './helpers/errors.js';
 
 // Generated from the schema: every root connection, lookup by row id, node type and mutation.
 let server: TestServer;
@@ -100,7 +101,7 @@ describe('read-only keys', () => {
     it(`cannot call ${name}`, async () => {
       const before = await server.database.prisma.userActionLog.count();
       const response = upload ? await sendWithFile(document) : await server.graphql(document, {}, server.keys.viewer);
-      expect(response.errors?.[0]?.extensions?.code, JSON.stringify(response.errors)).toBe('FORBIDDEN');
+      expectError(response, 'FORBIDDEN');
       expect(await server.database.prisma.userActionLog.count()).toBe(before);
     });
   }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows } from '../src/db/seed/index.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { expectError } from './helpers/errors.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -15,15 +16,6 @@ const counts = () => countRows(db());
 
 const rowOf = (name: string) => db().library.findFirstOrThrow({ where: { name } });
 const classOf = (name: string) => db().classConf.findFirstOrThrow({ where: { name } });
-
-function expectError(
-  response: { errors?: { extensions?: Record<string, unknown>; message: string }[] },
-  code: string,
-  field?: string,
-) {
-  expect(response.errors?.[0]?.extensions?.code, JSON.stringify(response.errors)).toBe(code);
-  if (field) expect(response.errors![0].extensions!.field).toBe(field);
-}
 
 const createLibrary = `mutation($input: CreateLibraryInput!) { createLibrary(input: $input) { library { rowId name authorId organizationId publishedStatus createdAt updatedAt } } }`;
 const updateLibrary = `mutation($input: UpdateLibraryInput!) { updateLibrary(input: $input) { library { rowId name description createdAt updatedAt } } }`;

@@ -4,7 +4,8 @@ import { auditServer } from 'graphql-http';
 import { loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { schema } from '../src/schema/index.js';
-import { ofTheRequest, startTestServer, type GraphQLResponse, type TestServer } from './helpers/server.js';
+import { ofTheRequest, startTestServer, type TestServer } from './helpers/server.js';
+import { sendGraphQL, type GraphQLResponse } from './helpers/graphql.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -213,12 +214,8 @@ describe('operation limits', () => {
   });
 
   it('answers a refusal as GraphQL over HTTP answers a validation failure: 400 to graphql-response+json, 200 to application/json', async () => {
-    const ask = async (accept: string) =>
-      fetch(`${server.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept, 'x-api-key': server.keys.viewer },
-        body: JSON.stringify({ query: `{ ${sixtyOneAliases} }` }),
-      });
+    const ask = (accept: string) =>
+      sendGraphQL(server.url, `{ ${sixtyOneAliases} }`, { key: server.keys.viewer, headers: { accept } });
     const strict = await ask('application/graphql-response+json');
     expect(strict.status).toBe(400);
     expect(refusal(await strict.json())).toMatchObject({ measure: 'aliases' });
@@ -228,10 +225,9 @@ describe('operation limits', () => {
   });
 
   it('refuses a request body above the size limit with 413', async () => {
-    const response = await fetch(`${server.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': server.keys.viewer },
-      body: JSON.stringify({ query: `{ __typename }`, variables: { padding: 'x'.repeat(1_100_000) } }),
+    const response = await sendGraphQL(server.url, '{ __typename }', {
+      key: server.keys.viewer,
+      variables: { padding: 'x'.repeat(1_100_000) },
     });
     expect(response.status).toBe(413);
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { demo } from '../src/db/seed/index.js';
-import { ofTheRequest, postGraphQL, startInstance, startTestServer, type TestServer } from './helpers/server.js';
+import { ofTheRequest, startInstance, startTestServer, type TestServer } from './helpers/server.js';
+import { postGraphQL, globalId } from './helpers/graphql.js';
 
 // The same gateway twice over one database: with read plans (the server) and without (the executor).
 let server: TestServer;
@@ -44,13 +45,11 @@ afterAll(async () => {
   await server?.close();
 });
 
-const globalId = (type: string, rowId: number) => Buffer.from(`${type}:${rowId}`).toString('base64');
-
 /** The statements `query` costs on the gateway at `url`, the demo owner's key already looked up. */
 async function statementsOf(url: string, query: string, variables: Record<string, unknown> = {}) {
-  await postGraphQL(url, '{ __typename }', {}, server.keys.owner);
+  await postGraphQL(url, '{ __typename }', { key: server.keys.owner });
   const { result, statements } = await server.countStatements(() =>
-    postGraphQL(url, query, variables, server.keys.owner),
+    postGraphQL(url, query, { variables, key: server.keys.owner }),
   );
   expect(result.errors).toBeUndefined();
   return { data: result.data!, statements: ofTheRequest(statements) };

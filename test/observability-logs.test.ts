@@ -4,6 +4,7 @@ import { configureLogging, logError, scrub } from '../src/observability/logger.j
 import { AUDIENCE, demoAccounts, TestProvider } from './helpers/oidc-provider.js';
 import { rest } from './helpers/rest.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { sendGraphQL } from './helpers/graphql.js';
 
 // The logger's own destination, read in process: every line pino writes, as written.
 const written: string[] = [];
@@ -31,10 +32,11 @@ async function lineOf(requestId: string) {
 
 it('names the user and the credential kind of a bearer token, never the token', async () => {
   const token = await provider.signIn('member');
-  const answer = await postGraphQL(
-    { query: '{ me { rowId } }' },
-    { 'x-api-key': '', authorization: `Bearer ${token}`, 'x-request-id': 'token-1' },
-  );
+  const answer = await send('{ me { rowId } }', {
+    'x-api-key': '',
+    authorization: `Bearer ${token}`,
+    'x-request-id': 'token-1',
+  });
   const { rowId } = ((await answer.json()) as { data: { me: { rowId: number } } }).data.me;
   const line = await lineOf('token-1');
   expect(line).toMatchObject({ status: 200, userId: rowId, credential: 'BEARER_TOKEN' });
@@ -43,19 +45,14 @@ it('names the user and the credential kind of a bearer token, never the token', 
   expect(scrub(`refused ${token}`)).toBe('refused [redacted JWT]');
 });
 
-async function postGraphQL(body: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${server.url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': server.keys.owner, ...headers },
-    body: JSON.stringify(body),
-  });
-}
+/** An operation of the demo owner's, with headers of the test's own. */
+const send = (query: string, headers: Record<string, string> = {}, variables?: Record<string, unknown>) =>
+  sendGraphQL(server.url, query, { key: server.keys.owner, headers, variables });
 
 it('writes one JSON line per /graphql request, with the caller, the operation and its statements, and echoes the request id', async () => {
-  const response = await postGraphQL(
-    { query: 'query OneBoard { whiteboards(first: 1) { edges { node { name } } } }' },
-    { 'x-request-id': 'client-chosen-1' },
-  );
+  const response = await send('query OneBoard { whiteboards(first: 1) { edges { node { name } } } }', {
+    'x-request-id': 'client-chosen-1',
+  });
   expect(response.status).toBe(200);
   expect(response.headers.get('x-request-id')).toBe('client-chosen-1');
   await response.text();
@@ -83,7 +80,7 @@ it('writes one JSON line per /graphql request, with the caller, the operation an
 
 it('makes up a request id when none (or an unusable one) is given', async () => {
   for (const headers of [{}, { 'x-request-id': 'has spaces and "quotes"' }] as Record<string, string>[]) {
-    const response = await postGraphQL({ query: '{ me { rowId } }' }, headers);
+    const response = await send('{ me { rowId } }', headers);
     const id = response.headers.get('x-request-id')!;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     await response.text();
@@ -109,10 +106,7 @@ it("logs a REST call once, under its route and the route's operation", async () 
 it('never writes a key or a secret-named body field', async () => {
   const secrets = { password: 'pw-6f1d2c', token: 'tok-93ab71', secret: 'sec-0c77e2', apiKey: 'ak-5e18aa' };
   await (
-    await postGraphQL(
-      { query: 'query Probe($password: String) { me { rowId } }', variables: secrets },
-      { 'x-request-id': 'secrets-1' },
-    )
+    await send('query Probe($password: String) { me { rowId } }', { 'x-request-id': 'secrets-1' }, secrets)
   ).text();
   await rest(server, 'POST', '/api/users/invite/v1/register/', {
     key: null,
@@ -133,7 +127,7 @@ it('logs an unexpected error with its request id and cause chain, and scrubs sec
   try {
     const mutation =
       'mutation Rename($rowId: Int!) { updateWhiteboard(input: { rowId: $rowId, name: "Renamed" }) { whiteboard { name } } }';
-    const response = await postGraphQL({ query: mutation, variables: { rowId } }, { 'x-request-id': 'broken-1' });
+    const response = await send(mutation, { 'x-request-id': 'broken-1' }, { rowId });
     expect((await response.json()).errors[0].message).toBe('Unexpected error.');
     await lineOf('broken-1');
     const errors = lines().filter((entry) => entry.level === 50 && entry.requestId === 'broken-1');

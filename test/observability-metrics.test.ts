@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sendGraphQL } from './helpers/graphql.js';
 import { metricsListener } from '../src/observability/metrics.js';
 import { AUDIENCE, demoAccounts, TestProvider } from './helpers/oidc-provider.js';
 import { rest } from './helpers/rest.js';
@@ -99,12 +100,7 @@ it('counts requests by credential kind, and refused credentials by reason', asyn
   const provider = await TestProvider.start({ accounts: demoAccounts() });
   const instance = await startInstance({ METRICS_TOKEN: token, OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: AUDIENCE });
   try {
-    const send = (headers: Record<string, string>) =>
-      fetch(`${instance.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ query: '{ me { rowId } }' }),
-      });
+    const send = (headers: Record<string, string>) => sendGraphQL(instance.url, '{ me { rowId } }', { headers });
     const before = await (await scrape(`${instance.url}/metrics`, `Bearer ${token}`)).text();
     const count = (text: string, series: string) => seriesValue(text, series) ?? 0;
     expect((await send({ authorization: `Bearer ${await provider.signIn('owner')}` })).status).toBe(200);

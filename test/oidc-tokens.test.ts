@@ -8,6 +8,7 @@ import { refusalReasons } from '../src/auth/refusals.js';
 import { demo } from '../src/db/seed/index.js';
 import { AUDIENCE, newSigningKey, TestProvider, type SigningKey } from './helpers/oidc-provider.js';
 import { startInstance, startTestServer, type TestServer } from './helpers/server.js';
+import { sendGraphQL } from './helpers/graphql.js';
 
 // Every check on a bearer token, against a real OpenID provider (oidc-provider, with keys of its own)
 // and issuers that misbehave: each refusal is a 401 with its reason code on both doors, never a 500.
@@ -86,11 +87,7 @@ interface Refused {
 /** How both doors answer a token: /graphql's status, code, reason and challenge; REST's status, detail and challenge. */
 async function answers(token: string, headers: Record<string, string> = {}): Promise<Refused> {
   const send = { authorization: `Bearer ${token}`, ...headers };
-  const graphql = await fetch(`${server.url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...send },
-    body: JSON.stringify({ query: '{ me { email } }' }),
-  });
+  const graphql = await sendGraphQL(server.url, '{ me { email } }', { headers: send });
   const body = (await graphql.json()) as { errors?: { extensions: Record<string, unknown> }[]; data?: unknown };
   const rest = await fetch(`${server.url}/api/users/info/v1/`, { headers: send });
   const detail = ((await rest.json()) as { detail?: string }).detail ?? JSON.stringify(body.data);
@@ -121,10 +118,8 @@ function refusedFor(reason: string): Refused {
 describe('a token of the provider', () => {
   it('signs its user in on both doors', async () => {
     const token = await provider.signIn('olivia');
-    const graphql = await fetch(`${server.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query: '{ me { email } }' }),
+    const graphql = await sendGraphQL(server.url, '{ me { email } }', {
+      headers: { authorization: `Bearer ${token}` },
     });
     expect(await graphql.json()).toEqual({ data: { me: { email: owner.email } } });
     const rest = await fetch(`${server.url}/api/users/info/v1/`, { headers: { authorization: `Bearer ${token}` } });
@@ -271,13 +266,7 @@ describe('an ID token sent as an access token', () => {
     try {
       const claims = await realClaims();
       const ask = async (token: string) =>
-        (
-          await fetch(`${lenient.url}/graphql`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-            body: JSON.stringify({ query: '{ me { email } }' }),
-          })
-        ).json();
+        (await sendGraphQL(lenient.url, '{ me { email } }', { headers: { authorization: `Bearer ${token}` } })).json();
       expect(await ask(await signed(provider.keys[0], claims, { typ: 'JWT' }))).toEqual({
         data: { me: { email: owner.email } },
       });

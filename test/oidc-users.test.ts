@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendGraphQL } from './helpers/graphql.js';
 import { createServiceUser } from '../src/auth/identities.js';
 import { cachedPrincipals, principalGeneration, rememberPrincipal, type Principal } from '../src/auth/principal.js';
 import { demo } from '../src/db/seed/index.js';
@@ -57,11 +58,7 @@ const asToken = async (
   variables?: Record<string, unknown>,
   url = server.url,
 ): Promise<Answer> => {
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query, variables }),
-  });
+  const response = await sendGraphQL(url, query, { variables, headers: { authorization: `Bearer ${token}` } });
   return { status: response.status, ...((await response.json()) as Omit<Answer, 'status'>) };
 };
 
@@ -287,11 +284,7 @@ describe('rate limits', () => {
       const statuses = [];
       for (const token of tokens) statuses.push((await asToken(token, '{ me { email } }', {}, limited.url)).status);
       expect(statuses).toEqual([200, 200, 429]);
-      const key = await fetch(`${limited.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': server.keys.viewer },
-        body: JSON.stringify({ query: '{ me { email } }' }),
-      });
+      const key = await sendGraphQL(limited.url, '{ me { email } }', { key: server.keys.viewer });
       expect(key.status).toBe(200);
     } finally {
       await limited.close();

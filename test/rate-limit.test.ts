@@ -5,7 +5,8 @@ import { loadConfig } from '../src/config.js';
 import { REPORT_MS } from '../src/http/rate-limit/buckets.js';
 import { demo } from '../src/db/seed/index.js';
 import { keyFor } from './helpers/changes.js';
-import { ofTheRequest, sendGraphQL, startInstance, startTestServer, type TestServer } from './helpers/server.js';
+import { ofTheRequest, startInstance, startTestServer, type TestServer } from './helpers/server.js';
+import { sendGraphQL } from './helpers/graphql.js';
 
 // A point every two seconds and five in a full bucket: a burst runs out after five requests, even
 // when requests are slow on a loaded machine, and a point comes back two seconds later.
@@ -25,7 +26,7 @@ async function graphql(
   query = '{ me { rowId } }',
   variables?: Record<string, unknown>,
 ) {
-  const response = await sendGraphQL(url, query, variables, key);
+  const response = await sendGraphQL(url, query, { variables, key });
   return { status: response.status, headers: response.headers, body: await response.json() };
 }
 

@@ -5,6 +5,7 @@ import { createApp } from '../src/http/app.js';
 import { schema } from '../src/schema/index.js';
 import { rest } from './helpers/rest.js';
 import { ofTheRequest, startTestServer, type TestServer } from './helpers/server.js';
+import { globalId } from './helpers/graphql.js';
 
 // The same gateway twice over one database: with read plans (the server) and without (the executor).
 let server: TestServer;
@@ -152,7 +153,6 @@ describe('read plans answer as the executor does', () => {
       for (const key of [server.keys.owner, server.keys.globexOwner])
         expect(await sameBothWays(underMe, { after: cursor, before: cursor }, key)).toHaveLength(1);
     }
-    const globalId = (type: string, rowId: number) => Buffer.from(`${type}:${rowId}`).toString('base64');
     const nodes = /* GraphQL */ `
       query Nodes($id: ID!, $ids: [ID!]!) {
         me { rowId email memberships { totalCount } }

@@ -98,7 +98,7 @@ describe('the names of the OpenAPI document', () => {
 
   it('describes every tag and serves its paths from the root of this server', () => {
     expect(document.servers).toEqual([expect.objectContaining({ url: '/' })]);
-    for (const tag of document.tags) expect(tag.description, tag.name).toBeTruthy();
+    for (const tag of document.tags) expect(tag.description, tag.name).toMatch(/\w/);
   });
 });
 

@@ -7,6 +7,7 @@ import type { ApiKeyPermission, Role } from '../src/generated/prisma/enums.js';
 import { roleMatrixMarkdown } from './helpers/role-matrix.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { webhookEnv } from './helpers/webhooks.js';
+import { expectError } from './helpers/errors.js';
 
 // Walks the role matrix of src/auth/roles.ts with real operations: every action, every role, every key permission.
 let server: TestServer;
@@ -108,7 +109,7 @@ describe.each(Object.keys(permissions) as Action[])('%s', (action) => {
       expect(response.errors, JSON.stringify(response.errors)).toBeUndefined();
       expect(logAfter - logBefore).toBe(action === 'read' ? 0 : 1);
     } else {
-      expect(response.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+      expectError(response, 'FORBIDDEN');
       expect(logAfter).toBe(logBefore);
     }
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizationPath } from '../src/auth/tenancy.js';
 import { db } from '../src/db/index.js';
 import { inReadScope, rowSecurityBypass, type ReadScope } from '../src/db/row-security.js';
-import { buildCatalog } from '../src/read-plans/catalog.js';
+import { buildCatalog } from '../src/schema/model-catalog.js';
 import { openTestDatabase, postgresServerUrl, tableOwnerRole } from './helpers/database.js';
 import { crossOrganizationReferences, demoCallers, graphModels, Visibility, type Caller } from './helpers/tenancy.js';
 import { addWebhookEndpoints } from './helpers/webhooks.js';

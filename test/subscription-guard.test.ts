@@ -15,7 +15,8 @@ import { serveGraphQLOverWebSocket } from '../src/http/websocket.js';
 import { schema } from '../src/schema/index.js';
 import { subscribeSse, until } from './helpers/live.js';
 import { scratchDirectory } from './helpers/scratch.js';
-import { ofTheRequest, postGraphQL, startInstance, startTestServer, type TestServer } from './helpers/server.js';
+import { ofTheRequest, startInstance, startTestServer, type TestServer } from './helpers/server.js';
+import { postGraphQL, sendGraphQL } from './helpers/graphql.js';
 import { RawSocket } from './helpers/websocket.js';
 
 // Every operation passes one guard, whatever its kind and door: a subscription over Server-Sent
@@ -132,7 +133,7 @@ describe('a subscription under the operation limits', () => {
     const small = await startInstance({ MAX_NODES: '8419' });
     try {
       const selection = streamsAndSlides('', '', '');
-      const query = await postGraphQL(small.url, asQuery(selection), {}, server.keys.viewer);
+      const query = await postGraphQL(small.url, asQuery(selection), { key: server.keys.viewer });
       expect(query.errors![0].extensions).toMatchObject({ measure: 'rows', found: 8_420, limit: 8_419 });
       const expected = { ...query.errors![0].extensions, path: expect.stringMatching(/^whiteboardEvents\.node\./) };
       const subscription = asSubscription(selection);
@@ -173,10 +174,9 @@ describe('a subscription under the argument checks', () => {
 
 describe('a subscription without a key', () => {
   it('is refused UNAUTHENTICATED over Server-Sent Events, and never opens', async () => {
-    const response = await fetch(`${server.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ query: asSubscription('rowId'), variables: { id: board.rowId } }),
+    const response = await sendGraphQL(server.url, asSubscription('rowId'), {
+      variables: { id: board.rowId },
+      headers: { accept: 'text/event-stream' },
     });
     const text = await response.text();
     expect(text).toContain('"code":"UNAUTHENTICATED"');
@@ -191,7 +191,7 @@ describe('a subscription under the rate limit', () => {
       const key = server.keys.member;
       const subscription = asSubscription('rowId');
       // Three points: one query, then a subscription on each transport, each of which opens.
-      expect((await postGraphQL(limited.url, '{ me { rowId } }', {}, key)).status).toBe(200);
+      expect((await postGraphQL(limited.url, '{ me { rowId } }', { key })).status).toBe(200);
       const sse = await subscribeSse(limited.url, key, subscription, { id: board.rowId });
       const socket = await RawSocket.signedIn(limited.url, key);
       socket.send({ type: 'subscribe', id: 'open', payload: { query: subscription, variables: { id: board.rowId } } });
@@ -219,22 +219,19 @@ describe('a subscription under trusted documents', () => {
     writeFileSync(manifest, JSON.stringify({ [hash]: listed }));
     const trusted = await startInstance({ TRUSTED_DOCUMENTS: manifest });
     try {
-      const response = await fetch(`${trusted.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': server.keys.viewer },
-        body: JSON.stringify({ query: listed, variables: { id: board.rowId } }),
-      });
+      const overSse = {
+        key: server.keys.viewer,
+        headers: { accept: 'text/event-stream' },
+        variables: { id: board.rowId },
+      };
+      const response = await sendGraphQL(trusted.url, listed, overSse);
       expect(await response.text()).toContain('PERSISTED_QUERY_ID_REQUIRED');
       expect(await overWebSocket(trusted.url, server.keys.viewer, listed, { id: board.rowId })).toMatchObject({
         code: 'PERSISTED_QUERY_ID_REQUIRED',
       });
-      const byHash = await fetch(`${trusted.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': server.keys.viewer },
-        body: JSON.stringify({
-          variables: { id: board.rowId },
-          extensions: { persistedQuery: { version: 1, sha256Hash: hash } },
-        }),
+      const byHash = await sendGraphQL(trusted.url, undefined, {
+        ...overSse,
+        extensions: { persistedQuery: { version: 1, sha256Hash: hash } },
       });
       expect(byHash.headers.get('content-type')).toMatch(/^text\/event-stream/);
       await until(() => trusted.gateway.live.size === 1);
@@ -286,8 +283,7 @@ describe('a subscription under row-level security', () => {
       await postGraphQL(
         url,
         'mutation($id: Int!, $name: String!) { updateWhiteboard(input: { rowId: $id, name: $name }) { whiteboard { name } } }',
-        { id: board.rowId, name },
-        server.keys.owner,
+        { variables: { id: board.rowId, name }, key: server.keys.owner },
       );
       expect((await sse.next(3_000)).data.whiteboardEvents.node.name).toBe(name);
       expect((await socket.next((message) => message.id === 'w', 3_000))?.payload.data.whiteboardEvents.node.name).toBe(
@@ -334,10 +330,10 @@ describe('a subscription under row-level security', () => {
 describe('a subscriber that does not read', () => {
   it(`is told SUBSCRIBER_TOO_SLOW and its stream ends once ${MAX_UNREAD_ITEMS} events wait unread, on both transports`, async () => {
     const subscription = `subscription ($id: Int!) { whiteboardEvents(whiteboardId: $id) { ... on NodeChangedEvent { node { ... on Whiteboard { name } } } } }`;
-    const sse = await fetch(`${server.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': server.keys.viewer },
-      body: JSON.stringify({ query: subscription, variables: { id: board.rowId } }),
+    const sse = await sendGraphQL(server.url, subscription, {
+      key: server.keys.viewer,
+      headers: { accept: 'text/event-stream' },
+      variables: { id: board.rowId },
     });
     const socket = await RawSocket.signedIn(server.url, server.keys.viewer);
     const connection = (socket.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
@@ -374,10 +370,10 @@ describe('a subscription over HTTP that no Accept of its client allows to answer
     const subscription =
       'subscription($id: Int!) { whiteboardEvents(whiteboardId: $id) { ... on LiveEvent { kind } } }';
     for (let attempt = 0; attempt < 3; attempt++) {
-      const response = await fetch(`${server.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/html', 'x-api-key': server.keys.viewer },
-        body: JSON.stringify({ query: subscription, variables: { id: board.rowId } }),
+      const response = await sendGraphQL(server.url, subscription, {
+        key: server.keys.viewer,
+        headers: { accept: 'text/html' },
+        variables: { id: board.rowId },
       });
       expect(response.status).toBe(406);
       await response.arrayBuffer();

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendGraphQL } from './helpers/graphql.js';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { loadTrustedDocuments } from '../src/http/trusted-documents.js';
@@ -28,15 +29,11 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 /** A request in the Apollo persisted-query form: the id in extensions, no query. */
-async function persisted(id: string, variables?: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  const response = await fetch(`${server.url}/graphql`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/graphql-response+json',
-      'x-api-key': server.keys.owner,
-    },
-    body: JSON.stringify({ variables, extensions: { persistedQuery: { version: 1, sha256Hash: id } }, ...extra }),
+async function persisted(id: string, variables?: Record<string, unknown>, query?: string) {
+  const response = await sendGraphQL(server.url, query, {
+    variables,
+    key: server.keys.owner,
+    extensions: { persistedQuery: { version: 1, sha256Hash: id } },
   });
   return { status: response.status, body: await response.json() };
 }
@@ -70,14 +67,13 @@ describe('trusted documents', () => {
     expect(raw.errors![0].extensions!.code).toBe('PERSISTED_QUERY_ID_REQUIRED');
     expect(raw.errors![0].message).toMatch(/^This server runs only trusted documents/);
     // A listed hash does not let a query of the client's own through beside it.
-    expect((await persisted(sha256(me), undefined, { query: boards })).body.errors[0].extensions.code).toBe(
+    expect((await persisted(sha256(me), undefined, boards)).body.errors[0].extensions.code).toBe(
       'PERSISTED_QUERY_ID_REQUIRED',
     );
     // application/json clients get 200 for a request error, as GraphQL over HTTP says.
-    const legacy = await fetch(`${server.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': server.keys.owner },
-      body: JSON.stringify({ query: me }),
+    const legacy = await sendGraphQL(server.url, me, {
+      key: server.keys.owner,
+      headers: { accept: 'application/json' },
     });
     expect(legacy.status).toBe(200);
   });

@@ -67,11 +67,12 @@ describe('adding an endpoint', () => {
     expect(read.data).toEqual({ node: { url: 'https://hooks.example.com/in' } });
     expect(JSON.stringify(read)).not.toContain('whsec_');
     // The action log tells who added it.
+    const owner = (await server.graphql('{ me { rowId } }')).data!.me.rowId;
     expect(
       await server.database.prisma.userActionLog.findFirst({
         where: { entityType: 'WebhookEndpoint', entityId: webhookEndpoint.rowId, method: 'CREATE' },
       }),
-    ).toBeTruthy();
+    ).toMatchObject({ userId: owner, organizationId: acme });
   });
 
   it('refuses what it could not deliver to, naming the field', async () => {

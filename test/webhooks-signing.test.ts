@@ -55,7 +55,8 @@ describe('signatures (Standard Webhooks)', () => {
     const [current, previous] = [newSigningSecret(), newSigningSecret()];
     const headers = signedHeaders('msg_1', sentAt, body, [current, previous]);
     expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
-    for (const secret of [current, previous]) expect(new Webhook(secret).verify(body, headers)).toBeTruthy();
+    for (const secret of [current, previous])
+      expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
   });
 
   it('are refused by the receiver when older than its tolerance (an attempt is signed when it is sent)', () => {

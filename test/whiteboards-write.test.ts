@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demo } from '../src/db/seed/index.js';
 import { expectNothingChanged, failure, keyFor } from './helpers/changes.js';
 import { ofTheRequest, startTestServer, type TestServer } from './helpers/server.js';
+import { globalId } from './helpers/graphql.js';
 
 let server: TestServer;
 /** Row ids of the demo boards, by name. */
@@ -13,7 +14,6 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const prisma = () => server.database.prisma;
-const globalId = (type: string, rowId: number) => Buffer.from(`${type}:${rowId}`).toString('base64');
 const platform = () => boards[demo.whiteboards.platform.name];
 const network = () => boards[demo.whiteboards.network.name];
 const board = (id: number) => prisma().whiteboard.findUnique({ where: { id } });

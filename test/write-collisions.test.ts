@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/index.js';
 import type { DemoKeys } from '../src/db/seed/keys.js';
 import { openTestDatabase, postgresServerUrl } from './helpers/database.js';
-import { postGraphQL, startInstance } from './helpers/server.js';
+import { startInstance } from './helpers/server.js';
+import { postGraphQL } from './helpers/graphql.js';
 
 // A change that PostgreSQL aborts because it collided with another transaction (a deadlock) is the
 // caller's to send again, not a bug: CONFLICT, with `retryable`, never a 500. A deadlock needs two
@@ -44,7 +45,7 @@ describe('a change that deadlocks with another session', () => {
       // The other session holds the higher row; the move locks the lower one, then waits for it.
       await other.query('BEGIN');
       await other.query('SELECT 1 FROM whiteboard_object_instance WHERE id = $1 FOR UPDATE', [high.id]);
-      const answer = postGraphQL(instance.url, move, { input }, keys.owner);
+      const answer = postGraphQL(instance.url, move, { variables: { input }, key: keys.owner });
       // Asked on a session of its own: within a transaction, pg_stat_activity stays as it was first read.
       await expect
         .poll(async () => {
@@ -69,7 +70,7 @@ describe('a change that deadlocks with another session', () => {
     }
     const rows = await prisma.whiteboardObjectInstance.findMany({ where: { id: { in: [low.id, high.id] } } });
     expect(rows.map((row) => row.x)).toEqual([0, 0]);
-    const again = await postGraphQL(instance.url, move, { input }, keys.owner);
+    const again = await postGraphQL(instance.url, move, { variables: { input }, key: keys.owner });
     expect(
       again.data?.moveWhiteboardObjectInstances.whiteboardObjectInstances.map((row: { x: number }) => row.x),
     ).toEqual([7, 7]);

@@ -5,7 +5,8 @@ import type { LiveHub } from '../src/live/hub.js';
 import { expectNothingChanged, failure, keyFor } from './helpers/changes.js';
 import { heardEvents } from './helpers/live.js';
 import { rest } from './helpers/rest.js';
-import { ofTheRequest, startTestServer, type GraphQLResponse, type TestServer } from './helpers/server.js';
+import { ofTheRequest, startTestServer, type TestServer } from './helpers/server.js';
+import type { GraphQLResponse } from './helpers/graphql.js';
 
 // What a one-row write costs in statements (its transaction's BEGIN and COMMIT counted), whatever the
 // row, its organization or the caller; and that it still logs, notifies and refuses as it did.

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { DiffTarget } from '@prisma/schema-engine-wasm';
 import type { DatabaseEngine } from './engine.js';
-import { migrationsDir, readMigrations, readSchema, withSchemaEngine } from './schema-engine.js';
+import { migrationsDir, prismaDir, readMigrations, readSchema, withSchemaEngine } from './schema-engine.js';
 
 const noFilter = { externalTables: [], externalEnums: [] };
 
@@ -38,24 +39,33 @@ export async function applyMigrations(adapter: SqlMigrationAwareDriverAdapterFac
 }
 
 /**
- * The SQL that would bring a database built from the migrations folder to `schema.prisma`;
- * empty when every change of the schema is held by a migration. The migrations are replayed on
- * the adapter's shadow database.
+ * The SQL that would bring a database to `schema.prisma`; empty when every change of the schema is
+ * held by it. From `migrations` (a new migration's content), the migrations folder is replayed on the
+ * adapter's shadow database; from `database`, the adapter's database is read as it is, which answers
+ * the same for a database made from the current migrations (the embedded template) without replaying
+ * them.
  */
-export async function pendingSchemaChanges(adapter: SqlMigrationAwareDriverAdapterFactory): Promise<string> {
+export async function pendingSchemaChanges(
+  adapter: SqlMigrationAwareDriverAdapterFactory,
+  from: 'migrations' | 'database' = 'migrations',
+): Promise<string> {
   const [migrations, schema] = await Promise.all([readMigrations(), readSchema()]);
-  let script = '';
-  await withSchemaEngine(adapter, async (engine) => {
-    const result = await engine.diff({
-      from: migrations.migrationDirectories.length ? { tag: 'migrations', ...migrations } : { tag: 'empty' },
+  const source: DiffTarget =
+    from === 'database'
+      ? { tag: 'schemaDatasource', ...schema, configDir: prismaDir }
+      : migrations.migrationDirectories.length
+        ? { tag: 'migrations', ...migrations }
+        : { tag: 'empty' };
+  const result = await withSchemaEngine(adapter, (engine) =>
+    engine.diff({
+      from: source,
       to: { tag: 'schemaDatamodel', ...schema },
       script: true,
       exitCode: null,
       filters: noFilter,
-    });
-    script = result.stdout ?? '';
-  });
-  return script.replace(/^-- This is an empty migration\.\s*$/m, '').trim();
+    }),
+  );
+  return (result.stdout ?? '').replace(/^-- This is an empty migration\.\s*$/m, '').trim();
 }
 
 export function migrationFolderName(name: string, now = new Date()): string {

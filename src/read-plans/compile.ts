@@ -15,7 +15,7 @@ import {
 import { isDeepStrictEqual } from 'node:util';
 import { relationTenancy, tenancyWhere, visibleRowsWhere, type ModelName } from '../auth/tenancy.js';
 import { principalOf, type Context } from '../schema/context.js';
-import type { Column, ModelTable } from './catalog.js';
+import type { Column, ModelTable } from '../schema/model-catalog.js';
 import { authScopesOf, type ReadPlanExtension } from './extensions.js';
 import { collectFields, subfields, type SelectionScope } from './selection.js';
 import {

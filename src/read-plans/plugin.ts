@@ -9,7 +9,7 @@ import { coercedVariables } from './variables.js';
 import type { Plugin } from 'graphql-yoga';
 import { db } from '../db/index.js';
 import { principalOf, type Context } from '../schema/context.js';
-import { modelCatalog } from './catalog.js';
+import { modelCatalog } from '../schema/model-catalog.js';
 import { planOperation, type Statement } from './compile.js';
 import { parameterVariables, planKey, Slot, withSlots } from './template.js';
 import { fragmentsOf } from './selection.js';

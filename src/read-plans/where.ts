@@ -1,5 +1,5 @@
 import type { ModelName } from '../auth/tenancy.js';
-import type { ModelTable } from './catalog.js';
+import type { ModelTable } from '../schema/model-catalog.js';
 import { columnOf, quote, type Parameters } from './sql.js';
 import { Slot } from './template.js';
 

@@ -1,3 +1,5 @@
+import { upperFirst } from '../schema/case.js';
+
 /** `miniDrawingId` -> `mini_drawing_id`, `cameraX1` -> `camera_x1`: GraphQL names as the legacy spells them. */
 export function snakeCase(name: string): string {
   return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
@@ -8,7 +10,6 @@ const words = (text: string) =>
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
     .map((word) => word.toLowerCase());
-const upperFirst = (word: string) => word[0].toUpperCase() + word.slice(1);
 
 /** `user-organization` -> `UserOrganization`, `{whiteboard_id}` -> `WhiteboardId`, `Get User` -> `GetUser`. */
 export const pascalCase = (text: string) => words(text).map(upperFirst).join('');

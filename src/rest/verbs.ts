@@ -1,12 +1,10 @@
+import { lowerFirst, upperFirst } from '../schema/case.js';
 import type { Group, Method, Route } from './route.js';
 
 // The verbs of the legacy interface: each makes one kind of route, with its GraphQL operation
 // spelled the same way everywhere. Mutation names follow the CRUD toolkit (src/schema/crud.ts):
 // create<Type>/update<Type>/delete<Type> take `input` (`rowId` targets the row), with input types
 // named after the mutation, and answer a payload whose one field is the row.
-
-const lowerFirst = (name: string) => name[0].toLowerCase() + name.slice(1);
-const upperFirst = (name: string) => name[0].toUpperCase() + name.slice(1);
 
 /** `Whiteboard Data Stream List` -> `WhiteboardDataStreamList`: the GraphQL operation's name. */
 const operationName = (name: string) => name.replace(/[^A-Za-z0-9]+/g, '');

@@ -3,6 +3,7 @@ import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { keyAllows } from '../auth/roles.js';
+import { isProduction } from '../config.js';
 import { prisma } from '../db/index.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
@@ -34,7 +35,7 @@ export const builder = new SchemaBuilder<{
     exposeDescriptions: true,
     filterConnectionTotalCount: true,
     // A resolver that forgets to spread the planned query would silently cost a statement per row.
-    onUnusedQuery: process.env.NODE_ENV === 'production' ? null : 'error',
+    onUnusedQuery: isProduction() ? null : 'error',
   },
   scopeAuth: {
     authScopes: (ctx) => ({

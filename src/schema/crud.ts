@@ -9,7 +9,9 @@ import { builder, type BuilderTypes } from './builder.js';
 import { authorize, findForChange, recordChange, type Transaction } from './changes.js';
 import type { Context } from './context.js';
 import { badUserInput, isNotFound, nullIfNotFound } from './errors.js';
+import { lowerFirst } from './case.js';
 import { decodeGlobalId } from './global-id.js';
+import { encodeGlobalId } from './relay-id.js';
 import { orderedList, type OrderedList } from './positions.js';
 import { writePlan } from '../write-plans/extension.js';
 import { updateRow, writtenRow, type Reference, type WrittenRow } from './row-update.js';
@@ -65,8 +67,6 @@ export interface CrudSpec<
   operations?: ('create' | 'update' | 'delete')[];
 }
 
-const lowerFirst = (name: string) => name[0].toLowerCase() + name.slice(1);
-
 export type InputFields = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
 
 /** The `{ id, rowId }` pair by which a mutation names its target row. */
@@ -84,7 +84,7 @@ export function deletedPayload(name: string, typeName: string) {
       deletedRowId: t.exposeInt('rowId', { description: 'Row id of the deleted row.' }),
       deletedId: t.id({
         description: 'Global id of the deleted row.',
-        resolve: (payload) => Buffer.from(`${typeName}:${payload.rowId}`).toString('base64'),
+        resolve: (payload) => encodeGlobalId(typeName, payload.rowId),
       }),
     }),
   });

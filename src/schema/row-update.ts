@@ -11,7 +11,7 @@ import { db } from '../db/index.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { EventKind } from '../live/events.js';
 import { eventsInsertSql } from '../live/publish.js';
-import { type Join, modelCatalog } from '../read-plans/catalog.js';
+import { type Join, modelCatalog } from './model-catalog.js';
 import { authorize } from './changes.js';
 import { principalOf, type Context } from './context.js';
 import { notFound } from './errors.js';

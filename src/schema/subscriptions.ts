@@ -3,6 +3,7 @@ import type { LiveEvent } from '../live/events.js';
 import { openStream, type Delivery } from '../live/stream.js';
 import { builder } from './builder.js';
 import { findForChange } from './changes.js';
+import { encodeGlobalId } from './relay-id.js';
 import { principalOf } from './context.js';
 import { rowsByIds } from './loaders.js';
 
@@ -66,7 +67,7 @@ const NodeDeletedEvent = builder.objectRef<LiveEvent>('NodeDeletedEvent').implem
   fields: (t) => ({
     deletedId: t.id({
       description: 'Global id of the deleted node.',
-      resolve: (event) => Buffer.from(`${event.type}:${event.rowId}`).toString('base64'),
+      resolve: (event) => encodeGlobalId(event.type, event.rowId),
     }),
   }),
 });

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type { EventKind } from '../live/events.js';
+import { encodeGlobalId } from '../schema/relay-id.js';
 import type { WebhookChange } from './feed.js';
 
 /**
@@ -96,7 +97,7 @@ export function webhookBody(change: WebhookChange): string {
       kind: change.kind,
       type: change.type,
       rowId: change.rowId,
-      id: Buffer.from(`${change.type}:${change.rowId}`).toString('base64'),
+      id: encodeGlobalId(change.type, change.rowId),
       ...(change.rowIds && { rowIds: change.rowIds }),
       whiteboardId: change.whiteboardId,
       organizationId: change.organizationId,

@@ -1,4 +1,3 @@
-import { encodeGlobalID } from '@pothos/plugin-relay';
 import {
   BREAK,
   getArgumentValues,
@@ -21,10 +20,11 @@ import {
 import { coercedVariables } from '../read-plans/variables.js';
 import { isDeepStrictEqual } from 'node:util';
 import { keyAllows } from '../auth/roles.js';
-import { modelCatalog } from '../read-plans/catalog.js';
+import { modelCatalog } from '../schema/model-catalog.js';
 import { authScopesOf, type ReadPlanExtension } from '../read-plans/extensions.js';
 import { collectFields, fragmentsOf, subfields } from '../read-plans/selection.js';
 import type { Context } from '../schema/context.js';
+import { encodeGlobalId } from '../schema/relay-id.js';
 import type { WritePlanExtension } from './extension.js';
 
 type Row = Record<string, unknown>;
@@ -81,7 +81,7 @@ function rowField(
   const identified = type.extensions?.readPlan as ReadPlanExtension | undefined;
   if (name === 'id' && identified && 'globalIdField' in identified) {
     const idField = identified.globalIdField;
-    return (row) => encodeGlobalID(type.name, row[idField] as number);
+    return (row) => encodeGlobalId(type.name, row[idField] as number);
   }
   return `${type.name}.${name} is not a column`;
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendGraphQL } from '../helpers/graphql.js';
 import { REFETCH_COOLDOWN_MS } from '../../src/auth/issuer-keys.js';
 import { demo } from '../../src/db/seed/index.js';
 import { AUDIENCE, TestProvider } from '../helpers/oidc-provider.js';
@@ -23,11 +24,7 @@ afterAll(async () => {
 });
 
 async function accepted(token: string): Promise<boolean> {
-  const response = await fetch(`${server.url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query: '{ me { email } }' }),
-  });
+  const response = await sendGraphQL(server.url, '{ me { email } }', { headers: { authorization: `Bearer ${token}` } });
   return response.status === 200;
 }
 

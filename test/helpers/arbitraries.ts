@@ -7,6 +7,7 @@ import {
   isNonNullType,
   type GraphQLInputType,
 } from 'graphql';
+import { globalId } from './graphql.js';
 
 export type JsonSchema = Record<string, any>;
 
@@ -125,7 +126,7 @@ export function fromInputType(type: GraphQLInputType, depth = 0): fc.Arbitrary<u
       String: fc.string({ maxLength: 30 }),
       ID: fc.oneof(
         fc.string({ maxLength: 20 }),
-        fc.integer({ min: 1, max: 40 }).map((n) => Buffer.from(`Whiteboard:${n}`).toString('base64')),
+        fc.integer({ min: 1, max: 40 }).map((n) => globalId('Whiteboard', n)),
       ),
       DateTime: fc
         .date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })

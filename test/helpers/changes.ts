@@ -2,7 +2,8 @@ import { expect } from 'vitest';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import type { ApiKeyPermission } from '../../src/generated/prisma/enums.js';
 import { countRows } from '../../src/db/seed/index.js';
-import type { GraphQLResponse, TestServer } from './server.js';
+import type { TestServer } from './server.js';
+import type { GraphQLResponse } from './graphql.js';
 
 /** The code and field of a response's first error, for one-line assertions. */
 export function failure(response: GraphQLResponse): { code: unknown; field?: unknown } {

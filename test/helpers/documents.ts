@@ -19,6 +19,7 @@ import {
 import { delegateOf } from '../../src/db/delegate.js';
 import type { Prisma } from '../../src/db/index.js';
 import { graphModels } from './tenancy.js';
+import { globalId } from './graphql.js';
 
 // Random query documents generated from the schema itself: every root field whose arguments can be
 // made, relations nested several levels, connections with and without pages, filters with every
@@ -68,10 +69,10 @@ const badCursors = [
 const badGlobalIds = [
   'xx',
   '',
-  Buffer.from('Whiteboard:abc').toString('base64'),
-  Buffer.from('Whiteboard:99999999999').toString('base64'),
-  Buffer.from('PageInfo:1').toString('base64'),
-  Buffer.from('Nothing:1').toString('base64'),
+  globalId('Whiteboard', 'abc'),
+  globalId('Whiteboard', 99999999999),
+  globalId('PageInfo', 1),
+  globalId('Nothing', 1),
 ];
 
 export interface GeneratedDocument {
@@ -140,7 +141,6 @@ export function harvestCursors(pools: Pools, answer: unknown): void {
 
 const pageArguments = ['first', 'after', 'last', 'before'];
 
-const globalId = (type: string, id: number) => Buffer.from(`${type}:${id}`).toString('base64');
 const cursorOf = (id: number) => Buffer.from(`GPC:N:${id}`).toString('base64');
 
 class Generator {

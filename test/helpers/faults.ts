@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { sendGraphQL } from './server.js';
+import { sendGraphQL } from './graphql.js';
 
 /** One request as a client saw it: status, what the body said, and how long it waited. */
 export interface Answered {
@@ -33,7 +33,7 @@ export async function timed(request: () => Promise<Response>): Promise<Answered>
 
 /** A GraphQL operation sent to `url` and timed. */
 export const timedGraphQL = (url: string, key: string, query: string, variables?: Record<string, unknown>) =>
-  timed(() => sendGraphQL(url, query, variables, key));
+  timed(() => sendGraphQL(url, query, { variables, key }));
 
 /** A REST call sent to `url` and timed. */
 export const timedRest = (url: string, key: string, method: string, path: string, json?: unknown) =>

@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import type { DatabaseEngine } from '../../src/db/engine.js';
 import type { LiveEvent } from '../../src/live/events.js';
 import { LiveHub } from '../../src/live/hub.js';
+import { sendGraphQL } from './graphql.js';
 
 export interface Subscription {
   /** The next result the server sent, failing after `timeoutMs`. */
@@ -60,10 +61,9 @@ export async function subscribeSse(
   variables: Record<string, unknown> = {},
 ): Promise<Subscription & { response: Response }> {
   const abort = new AbortController();
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...credentialHeader(key) },
-    body: JSON.stringify({ query, variables }),
+  const response = await sendGraphQL(url, query, {
+    variables,
+    headers: { accept: 'text/event-stream', ...credentialHeader(key) },
     signal: abort.signal,
   });
   const queue = resultQueue();

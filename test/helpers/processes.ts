@@ -2,7 +2,7 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DemoKeys } from '../../src/db/seed/keys.js';
-import { postGraphQL, type GraphQLResponse } from './server.js';
+import { postGraphQL, type GraphQLResponse } from './graphql.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const startScript: string = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
@@ -60,7 +60,7 @@ export async function startGateway(env: Record<string, string>, keys: DemoKeys):
     url,
     keys,
     server,
-    graphql: (query, variables, key = keys.owner) => postGraphQL(url, query, variables, key),
+    graphql: (query, variables, key = keys.owner) => postGraphQL(url, query, { variables, key }),
     stop() {
       server.child.kill('SIGTERM');
       return server.exit;

@@ -8,12 +8,7 @@ import { serveGraphQLOverWebSocket } from '../../src/http/websocket.js';
 import { schema } from '../../src/schema/index.js';
 import type { DemoKeys } from '../../src/db/seed/keys.js';
 import { openTestDatabase } from './database.js';
-
-export interface GraphQLResponse<T = Record<string, any>> {
-  status: number;
-  data?: T;
-  errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[];
-}
+import { postGraphQL, type GraphQLResponse } from './graphql.js';
 
 export interface TestServer {
   url: string;
@@ -34,35 +29,6 @@ export interface TestServer {
 
 /** The statements of a request itself: a key's `last_used_at` bookkeeping runs off the request's path and may land in any window. */
 export const ofTheRequest = (statements: string[]) => statements.filter((sql) => !/^UPDATE\b.*"api_key"/.test(sql));
-
-/** POSTs a GraphQL operation to the gateway at `url`, as a client would, with `key` when given. */
-export function sendGraphQL(
-  url: string,
-  query: string,
-  variables?: Record<string, unknown>,
-  key?: string | null,
-): Promise<Response> {
-  return fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/graphql-response+json',
-      ...(key ? { 'x-api-key': key } : {}),
-    },
-    body: JSON.stringify({ query, variables }),
-  });
-}
-
-/** Sends a GraphQL operation and reads its answer with the status. */
-export async function postGraphQL<T = Record<string, any>>(
-  url: string,
-  query: string,
-  variables?: Record<string, unknown>,
-  key?: string | null,
-): Promise<GraphQLResponse<T>> {
-  const response = await sendGraphQL(url, query, variables, key);
-  return { status: response.status, ...(await response.json()) };
-}
 
 /** One gateway instance (HTTP and WebSocket) on a real port over the open database. */
 export async function startInstance(
@@ -96,7 +62,7 @@ export async function startTestServer(env: NodeJS.ProcessEnv = {}): Promise<Test
     gateway,
     database,
     keys,
-    graphql: (query, variables, key = keys.owner) => postGraphQL(url, query, variables, key),
+    graphql: (query, variables, key = keys.owner) => postGraphQL(url, query, { variables, key }),
     async countStatements(work) {
       const statements: string[] = [];
       const listener = (sql: string) => statements.push(sql);

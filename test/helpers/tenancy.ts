@@ -9,7 +9,7 @@ import { delegateOf } from '../../src/db/delegate.js';
 import type { Prisma } from '../../src/db/index.js';
 import { demo } from '../../src/db/seed/index.js';
 import { demoKeyHolders, type DemoKeys } from '../../src/db/seed/keys.js';
-import { buildCatalog } from '../../src/read-plans/catalog.js';
+import { buildCatalog } from '../../src/schema/model-catalog.js';
 import { webhookModels } from './webhooks.js';
 
 /** A caller of the demo data: the key's user, their organizations, and whether they see every one. */

@@ -14,6 +14,7 @@ import {
 } from 'graphql';
 import type { WritePlanExtension } from '../../src/write-plans/extension.js';
 import type { GeneratedDocument, Pools, Random } from './documents.js';
+import { globalId } from './graphql.js';
 
 /** The mutation fields a write plan may answer, from the schema: their names and plans. */
 export function plannedMutations(schema: GraphQLSchema): [string, WritePlanExtension][] {
@@ -21,8 +22,6 @@ export function plannedMutations(schema: GraphQLSchema): [string, WritePlanExten
     field.extensions?.writePlan ? [[name, field.extensions.writePlan as WritePlanExtension]] : [],
   );
 }
-
-const globalId = (type: string, id: number | string) => Buffer.from(`${type}:${id}`).toString('base64');
 
 /**
  * Random documents of one planned mutation each, from the schema: the target by row id or global id

@@ -2,6 +2,7 @@
 // database always gets the same ids; timestamps come from a fixed clock.
 import { createHash } from 'node:crypto';
 import { hashSecret } from '../../auth/api-keys.js';
+import type { ModelName } from '../../auth/tenancy.js';
 import type { Prisma } from '../index.js';
 import type { Prisma as Client } from '../../generated/prisma/client.js';
 import type { ClassConfAttributeType } from '../../generated/prisma/enums.js';
@@ -9,14 +10,9 @@ import * as data from './data.js';
 import { demoKeyHolders, issueDemoKeys, type DemoKeys } from './keys.js';
 
 type Tx = Client.TransactionClient;
-// The demo's file rows name no stored bytes, so file chunks are not demo data, nor are rate-limit buckets or read
-// fences; a webhook's secret is sealed under the operator's key (WEBHOOK_ENCRYPTION_KEY), which the demo data cannot hold.
-type Delegate = Uncapitalize<
-  Exclude<
-    Client.ModelName,
-    'FileChunk' | 'RateLimitBucket' | 'ReadFence' | 'LiveEvent' | 'UserIdentity' | 'WebhookEndpoint' | 'WebhookDelivery'
-  >
->;
+// The models of the graph (the others, such as file chunks and rate-limit buckets, hold no demo data), but for
+// webhook endpoints: a secret is sealed under the operator's key (WEBHOOK_ENCRYPTION_KEY), which the demo data cannot hold.
+type Delegate = Uncapitalize<Exclude<ModelName, 'WebhookEndpoint'>>;
 
 const boards = data.whiteboards;
 const objects = boards.flatMap((b) => b.objects);

@@ -1,4 +1,4 @@
-import { scrub } from '../../observability/logger.js';
+import { logger, scrub } from '../../observability/logger.js';
 import type { BucketPolicy, BucketStore } from './store.js';
 
 /** What a bucket answered to one request, in points and whole seconds (the RateLimit-* headers). */
@@ -159,7 +159,7 @@ export class RateLimiter {
       const now = Date.now();
       for (const [i, [, bucket]] of sent.entries())
         Object.assign(bucket, { tokens: tokens[i], at: now, checkedAt: now, sending: 0, loading: undefined });
-      if (this.storeDown) console.error('rate limit: the bucket store answers again');
+      if (this.storeDown) logger.warn('rate limit: the bucket store answers again');
       this.storeDown = false;
     } catch (error) {
       // Admitting on this instance's own counts beats refusing everyone while the store is away.
@@ -172,7 +172,7 @@ export class RateLimiter {
           loading: undefined,
         });
       if (!this.storeDown)
-        console.error(
+        logger.error(
           `rate limit: the bucket store cannot be reached (${scrub((error as Error).message)}); deciding on this instance's own counts`,
         );
       this.storeDown = true;

@@ -1,5 +1,6 @@
 import * as enums from '../../generated/prisma/enums.js';
 import { badUserInput } from '../errors.js';
+import { MAX_ROW_ID } from '../pagination.js';
 
 /** The format tag of a whiteboard document; a change that old readers cannot take gets a new number. */
 export const FORMAT = 'whiteboard-gateway/1';
@@ -76,7 +77,8 @@ export interface WhiteboardDocument {
 
 // ---------------------------------------------------------------- reading, with the path of what is wrong
 
-const ROOT = 'input.document';
+/** Where the document is in the mutation's input: the start of every path a refusal names. */
+export const ROOT = 'input.document';
 
 function fail(path: string, message: string): never {
   throw badUserInput(`${path.slice('input.'.length)} ${message}`, path);
@@ -150,9 +152,6 @@ function oneOf<T extends string>(
     fail(`${path}.${key}`, `must be one of ${Object.values(values).join(', ')}`);
   return value as T;
 }
-
-/** Row ids are int4 columns: a larger id names no row, and PostgreSQL would refuse to compare it. */
-const MAX_ROW_ID = 2 ** 31 - 1;
 
 function id(parent: Record<string, unknown>, key: string, path: string): number {
   const value = parent[key];

@@ -5,10 +5,8 @@ import { principalOf, type Context } from '../context.js';
 import { badUserInput, forbidden } from '../errors.js';
 import { assertStorable } from '../storable.js';
 import { readAttributeValue, valueColumns, type ValueColumns } from '../objects/attribute-values.js';
-import { readDocument, type WhiteboardDocument } from './document.js';
+import { readDocument, ROOT, type WhiteboardDocument } from './document.js';
 import { plannedRow } from '../loaders.js';
-
-const ROOT = 'input.document';
 
 interface ClassAttribute {
   id: number;
