@@ -57,6 +57,8 @@ export interface Config {
   maxAliases: number;
   /** Most rows one operation may return, counting each connection's page size for every row above it. @default 50000 */
   maxNodes: number;
+  /** Most tokens a document may hold, counted before it is parsed (parsing runs before any credential is checked). @default 10000 */
+  maxTokens: number;
   /** Largest request body, in bytes. @default 1048576 */
   maxBodyBytes: number;
   /** Where uploaded files live: the database (every instance serves every file) or `filesDir`. @default database, directory when FILES_DIR is set */
@@ -353,6 +355,7 @@ function configFrom(read: Settings): Config {
     maxDepth: read.integer('MAX_DEPTH', 15),
     maxAliases: read.integer('MAX_ALIASES', 60),
     maxNodes: read.integer('MAX_NODES', 50_000),
+    maxTokens: read.integer('MAX_TOKENS', 10_000),
     maxBodyBytes: read.integer('MAX_BODY_BYTES', 1_048_576),
     ...files(read, dataDir),
     maxUploadBytes: read.integer('MAX_UPLOAD_BYTES', 10_485_760),

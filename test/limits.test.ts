@@ -32,22 +32,22 @@ describe('GraphQL over HTTP', () => {
   });
 });
 
+/** Asks a gateway configured with `env`, in process. */
+const askWith = (env: Record<string, string>) => {
+  const app = createApp({ schema, config: loadConfig(env) });
+  return async (query: string): Promise<GraphQLResponse> =>
+    (
+      await app.request('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': server.keys.viewer },
+        body: JSON.stringify({ query }),
+      })
+    ).json();
+};
+
 describe('operation limits', () => {
   const refusal = (response: GraphQLResponse) => response.errors?.[0]?.extensions;
   const notASyntaxError = (response: GraphQLResponse) => expect(response.errors![0].message).not.toMatch(/syntax/i);
-  /** Asks a gateway configured with `env`, in process. */
-  const askWith = (env: Record<string, string>) => {
-    const app = createApp({ schema, config: loadConfig(env) });
-    return async (query: string): Promise<GraphQLResponse> =>
-      (
-        await app.request('/graphql', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': server.keys.viewer },
-          body: JSON.stringify({ query }),
-        })
-      ).json();
-  };
-
   const sixtyOneAliases = Array.from({ length: 61 }, (_, i) => `a${i}: me { rowId }`).join(' ');
   const boardsStreamsSlides = (boards: string, streams: string, slides: string) =>
     `whiteboards(${boards}) { edges { node { name dataStreams(${streams}) { edges { node { name slides(${slides}) { edges { node { name } } } } } } } } }`;
@@ -311,5 +311,53 @@ describe('an operation of many aliases of __typename', () => {
       limit: 60,
     });
     expect(ofTheRequest(statements)).toEqual([]);
+  });
+});
+
+describe('a document, before it is parsed', () => {
+  /** Posts `query` with no key at all: these bounds hold before the sender is known. */
+  const anonymously = async (query: string) => {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+      body: JSON.stringify({ query }),
+    });
+    return { status: response.status, body: (await response.json()) as GraphQLResponse };
+  };
+
+  it('is refused past MAX_TOKENS tokens, whoever sends it, with nothing run', async () => {
+    // 50,000 aliases took 1.6 s of CPU to parse and validate before the missing key was noticed.
+    const wide = `{ ${Array.from({ length: 50_000 }, (_, i) => `a${i}: rowId`).join(' ')} }`;
+    const { result, statements } = await server.countStatements(() => anonymously(wide));
+    expect(result.status).toBe(400);
+    expect(result.body.errors).toEqual([
+      {
+        message: 'Document holds more than 10000 tokens; the limit is 10000.',
+        extensions: { code: 'OPERATION_TOO_COMPLEX', measure: 'tokens', limit: 10_000 },
+      },
+    ]);
+    expect(statements).toEqual([]);
+
+    const within = Array.from({ length: 2 }, (_, i) => `a${i}: me { rowId }`).join(' ');
+    // { a0 : me { rowId } a1 : me { rowId } }: 14 tokens.
+    const askSmall = askWith({ MAX_TOKENS: '14' });
+    expect((await askSmall(`{ ${within} }`)).errors).toBeUndefined();
+    expect((await askSmall(`{ ${within} b: me { rowId } }`)).errors?.[0].extensions).toMatchObject({
+      measure: 'tokens',
+      limit: 14,
+    });
+  });
+
+  it('is refused when nested past what the parser takes, as a 400 naming the nesting rather than a 500', async () => {
+    // graphql-js recursed out of Node's stack on 3,000 nested braces: "Maximum call stack size exceeded", a 500.
+    for (const depth of [101, 3_000]) {
+      const deep = `{ ${'a { '.repeat(depth)}b${' }'.repeat(depth)} }`;
+      const { status, body } = await anonymously(deep);
+      expect(status).toBe(400);
+      expect(body.errors?.[0].extensions).toEqual({ code: 'OPERATION_TOO_COMPLEX', measure: 'nesting', limit: 100 });
+    }
+    // Brackets inside a string or a comment nest nothing.
+    const quoted = `{ me { rowId } } # ${'{'.repeat(200)}\n`;
+    expect((await server.graphql(`${quoted}`)).errors).toBeUndefined();
   });
 });

@@ -73,7 +73,7 @@ const streamsAndSlides = (boards: string, streams: string, slides: string) =>
   `whiteboards${boards} { edges { node { dataStreams${streams} { edges { node { slides${slides} { edges { node { name } } } } } } } } }`;
 const thirtyOneAliases = Array.from({ length: 31 }, (_, i) => `a${i}: rowId`).join(' ');
 
-/** The refused shapes of the limits suite (test/limits.test.ts), on Organization. */
+/** The refused shapes of the limits suite (test/limits.test.ts), on Organization, and the documents its parser bounds refuse. */
 const refusedShapes: { name: string; selection: string; fragments?: string; variables?: Record<string, unknown> }[] = [
   {
     name: 'rows, page sizes as variables',
@@ -97,6 +97,8 @@ const refusedShapes: { name: string; selection: string; fragments?: string; vari
     selection: '...ThirtyOne ... on Organization { ...ThirtyOne }',
     fragments: `fragment ThirtyOne on Organization { ${thirtyOneAliases} }`,
   },
+  { name: 'tokens, before the document is parsed', selection: 'rowId '.repeat(10_001) },
+  { name: 'nesting, before the document is parsed', selection: `${'a { '.repeat(100)}b${' }'.repeat(100)}` },
 ];
 
 describe('a subscription under the operation limits', () => {

@@ -19,6 +19,7 @@ import { operationLimits, operationMeasure } from './limits.js';
 import { storableArguments } from './storable-arguments.js';
 import { fileRoutes } from '../files/http.js';
 import { bodyLimits } from './body-limits.js';
+import { useDocumentBounds } from './document-bounds.js';
 import { useFileStore } from '../files/store.js';
 import { DatabaseFileStore } from '../files/db-store.js';
 import { DirectoryFileStore } from '../files/directory-store.js';
@@ -125,6 +126,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
       ...observabilityPlugins({ metrics }),
       ...(trustedDocuments ? [useTrustedDocuments(trustedDocuments)] : []),
       bodyLimits(config),
+      useDocumentBounds(config.maxTokens),
       ...graphqlErrorReporting(),
       useChallenges(tokens !== undefined),
       // Every operation, whatever its kind and door, passes these before anything of it runs.

@@ -15,7 +15,7 @@ type Limits = Pick<Config, 'maxDepth' | 'maxAliases' | 'maxNodes'>;
 /** Why an operation is refused: what was measured, the figure found (absent when too large to count), the limit, and where. */
 interface Refusal {
   message: string;
-  measure: 'depth' | 'aliases' | '__schema' | '__type' | 'rows';
+  measure: 'depth' | 'aliases' | '__schema' | '__type' | 'rows' | 'tokens' | 'nesting';
   found?: number;
   limit: number;
   path?: string;
@@ -84,7 +84,7 @@ function verdictOf(shape: OperationShape, limits: Limits): Verdict {
   return refusal ? { refusal } : { shape, rows: count.rows };
 }
 
-function refusalError({ message, ...extensions }: Refusal): GraphQLError {
+export function refusalError({ message, ...extensions }: Refusal): GraphQLError {
   // A request error, answered as GraphQL over HTTP answers a validation failure: 400 to
   // application/graphql-response+json, 200 to application/json.
   return new GraphQLError(message, {
