@@ -2,9 +2,24 @@ import { type GatewayNode, gatewayNodes } from './peer-setup.js';
 import type { LiveSettings } from './live.js';
 
 /** Settings of `npm run bench`, from the environment; BENCHMARKS.md lists them. */
+/**
+ * How the servers are loaded: `load`, BENCH_CONNECTIONS clients at once on the shared machine;
+ * `sequential`, one client sending its requests in sequence (nothing contends, so PostgreSQL's
+ * execution time is a request's cost); `pinned`, as `load` with PostgreSQL on CPU 0 and the servers
+ * and the load generator on CPU 1 (the database is the bottleneck).
+ */
+export const benchModes = ['load', 'sequential', 'pinned'] as const;
+export type BenchMode = (typeof benchModes)[number];
+
+/** In the pinned mode: the CPU of the bench's PostgreSQL, and the one of everything else. */
+export const pinnedCpus = { database: 0, servers: 1 } as const;
+
 export interface BenchConfig {
   /** Admin connection to the PostgreSQL server the bench database is created on. @default postgresql://postgres@127.0.0.1:5432/test */
   adminUrl: string;
+  /** No DATABASE_URL given: `npm run bench` runs a PostgreSQL cluster of its own (pg_stat_statements loaded). */
+  ownServer: boolean;
+  mode: BenchMode;
   /** Seconds of measured load per case and server. @default 10 */
   duration: number;
   /** Seconds of unmeasured load before each measurement; 0 for none. @default 3 */
@@ -50,13 +65,20 @@ export function loadBenchConfig(): BenchConfig {
   const duration = positive('BENCH_DURATION', 10);
   // 0 skips the warm-up: for a quick functional look, not for figures.
   const warmup = positive('BENCH_WARMUP', 3, true);
+  const mode = (process.env.BENCH_MODE || 'load') as BenchMode;
+  if (!benchModes.includes(mode)) throw new Error(`BENCH_MODE can be ${benchModes.join(', ')}, got "${mode}"`);
+  const ownServer = !process.env.DATABASE_URL;
+  if (mode === 'pinned' && !ownServer)
+    throw new Error("BENCH_MODE=pinned pins the bench's own PostgreSQL: leave DATABASE_URL unset");
   if (!gatewayNodes.includes(gatewayNode as GatewayNode))
     throw new Error(`BENCH_GATEWAY_NODE can be ${gatewayNodes.join(', ')}, got "${gatewayNode}"`);
   return {
     adminUrl: process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test',
+    ownServer,
+    mode,
     duration,
     warmup,
-    connections: Math.round(positive('BENCH_CONNECTIONS', 32)),
+    connections: mode === 'sequential' ? 1 : Math.round(positive('BENCH_CONNECTIONS', 32)),
     poolSize: Math.round(positive('DATABASE_POOL_SIZE', 10)),
     rounds: Math.round(positive('BENCH_ROUNDS', 3)),
     gatewayNode: gatewayNode as GatewayNode,

@@ -22,6 +22,8 @@ export interface Measured {
   peakRss: number;
   /** CPU milliseconds per request in the server process and in PostgreSQL's backends, over the measured run. */
   cpuPerRequest: { serverMs: number; databaseMs: number };
+  /** PostgreSQL's execution time per request over the measured run (pg_stat_statements), when it counts. */
+  executionMs?: number;
   /** Share of the machine other processes used meanwhile (0..1): high means a disturbed figure. */
   otherCpu: number;
 }
@@ -80,6 +82,7 @@ interface Summary {
   sampled: number;
   statements: { min: number; max: number; underLoad: number };
   cpu: { serverMs: number; databaseMs: number };
+  executionMs?: number;
   peakRss: number;
   otherCpu: number;
 }
@@ -89,6 +92,7 @@ function summarize(runs: Measured[]): Summary | undefined {
   const mid = (pick: (m: Measured) => number) => median(runs.map(pick));
   const sum = (pick: (m: Measured) => number) => runs.reduce((total, m) => total + pick(m), 0);
   const alone = runs.flatMap((m) => (m.alone ? [m.alone.p99] : []));
+  const execution = runs.flatMap((m) => (m.executionMs === undefined ? [] : [m.executionMs]));
   return {
     rps: mid((m) => m.load.rps),
     rpsMin: Math.min(...runs.map((m) => m.load.rps)),
@@ -105,6 +109,7 @@ function summarize(runs: Measured[]): Summary | undefined {
       underLoad: mid((m) => m.statements.underLoad),
     },
     cpu: { serverMs: mid((m) => m.cpuPerRequest.serverMs), databaseMs: mid((m) => m.cpuPerRequest.databaseMs) },
+    executionMs: execution.length ? median(execution) : undefined,
     peakRss: Math.max(...runs.map((m) => m.peakRss)),
     otherCpu: Math.max(...runs.map((m) => m.otherCpu)),
   };
@@ -118,6 +123,9 @@ const statementCell = ({ statements: { min, max, underLoad } }: Summary) =>
   `${min === max ? min : `${min}-${max}`} (${fixed(underLoad, 2)})`;
 /** Server + database CPU per request. */
 const cost = (s: Summary) => `${fixed(s.cpu.serverMs, 2)} + ${fixed(s.cpu.databaseMs, 2)}`;
+/** PostgreSQL's execution milliseconds per request, three significant digits. */
+const executionCell = (s: Summary | undefined) =>
+  s?.executionMs === undefined ? '-' : s.executionMs.toPrecision(3).replace(/^(\d+)\.0+$/, '$1');
 
 /** The three servers of a case as the table shows them (median rounds). */
 function summaries(r: CaseResult): { gateway?: Summary; peer?: Summary; floor?: Summary } {
@@ -131,14 +139,14 @@ function ratio(gateway: Summary | undefined, other: Summary | undefined): number
 
 function table(results: CaseResult[]): string {
   const lines = [
-    '| case | server | req/s | p50 ms | p99 ms | p99 ms alone | errors | SQL/req | CPU ms/req | peak RSS | gateway / server | other CPU |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| case | server | req/s | p50 ms | p99 ms | p99 ms alone | errors | SQL/req | CPU ms/req | PG ms/req | peak RSS | gateway / server | other CPU |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     const name = `${r.case.id}. ${r.case.title}`;
     const all = summaries(r);
     if (!all.gateway) {
-      lines.push(`| ${name} | skipped | | | | | | | | | | |`);
+      lines.push(`| ${name} | skipped | | | | | | | | | | | |`);
       continue;
     }
     for (const server of ['gateway', 'peer', 'floor'] as const) {
@@ -156,12 +164,39 @@ function table(results: CaseResult[]): string {
         errors(s),
         statementCell(s),
         cost(s),
+        executionCell(s),
         mb(s.peakRss),
         versus,
         percent(s.otherCpu),
       ];
       lines.push(`| ${cells.join(' | ')} |`);
     }
+  }
+  return lines.join('\n');
+}
+
+/**
+ * What a request costs each server, PostgreSQL's execution time and Node's CPU, and so how many
+ * requests one core of the database serves: the resource that runs out first where several gateway
+ * instances share one primary.
+ */
+function costTable(results: CaseResult[]): string {
+  const lines = [
+    '| case | PostgreSQL ms/req: gateway / peer / floor | gateway / peer | Node CPU ms/req: gateway / peer / floor | req/s per database core: gateway / peer |',
+    '|---|---:|---:|---:|---:|',
+  ];
+  const perCore = (s: Summary | undefined) => (s?.executionMs ? fixed(1000 / s.executionMs) : '-');
+  for (const r of results) {
+    const { gateway, peer, floor } = summaries(r);
+    if (!gateway) continue;
+    const versus =
+      gateway.executionMs !== undefined && peer?.executionMs
+        ? `${fixed(gateway.executionMs / peer.executionMs, 2)}x`
+        : '-';
+    const node = [gateway, peer, floor].map((s) => (s ? fixed(s.cpu.serverMs, 3) : '-')).join(' / ');
+    lines.push(
+      `| ${r.case.id}. ${r.case.title} | ${[gateway, peer, floor].map(executionCell).join(' / ')} | ${versus} | ${node} | ${perCore(gateway)} / ${perCore(peer)} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -257,7 +292,11 @@ export function settingsGiven(): string {
 function command(config: BenchConfig, requestCases: boolean): string {
   const settings = settingsGiven();
   if (!requestCases) return `\`${settings}npm run bench\``;
-  return `\`${settings}npm run bench\` - per case gateway, peer and floor in turn, ${roundCount(config.rounds)}; each ${config.duration} s measured after ${config.warmup} s of warm-up, ${config.connections} connections, pools of ${config.poolSize}, ${config.samples} sampled requests per case`;
+  const clients =
+    config.mode === 'sequential'
+      ? 'one client sending its requests in sequence'
+      : `${config.connections} connections${config.mode === 'pinned' ? ', PostgreSQL pinned to CPU 0 and the servers and the load generator to CPU 1' : ''}`;
+  return `\`${settings}npm run bench\` - per case gateway, peer and floor in turn, ${roundCount(config.rounds)}; each ${config.duration} s measured after ${config.warmup} s of warm-up, ${clients}, pools of ${config.poolSize}, ${config.samples} sampled requests per case; PostgreSQL ${config.ownServer ? "a cluster of the bench's own (pg_stat_statements loaded, fsync on)" : 'of DATABASE_URL'}`;
 }
 
 function liveSection(live: LiveResult): string {
@@ -275,13 +314,17 @@ function liveSection(live: LiveResult): string {
 function requestSection(report: RunReport): string[] {
   const checked = report.results.filter((r) => r.checked.length).map((r) => `${r.case.id} ${r.checked.join(' and ')}`);
   return [
+    costTable(report.results),
+    '',
+    "PostgreSQL ms/req: the execution time of every statement of the bench database (`total_exec_time` summed over `pg_stat_statements`, reset before each measured run) divided by the requests of the run; the median of the rounds. Node CPU ms/req: the server process's CPU time per request. Req/s per database core: 1000 / PostgreSQL ms/req, what one core of the database serves when it does nothing else (exact in the sequential mode, where no statement waits for another).",
+    '',
     table(report.results),
     '',
     [
       `Gateway, peer and floor: the median of ${roundCount(report.config.rounds)} (req/s with the lowest and highest in brackets when they differ).`,
       `p99 ms alone: the gateway's p99 over one connection, one request at a time (${report.config.duration} s after each measured run): the latency of a request that waits behind no other; at ${report.config.connections} busy connections the mean latency is ${report.config.connections} / (req/s) whatever the server does (Little's law).`,
       "SQL/req: statements each sampled request caused alone (min-max over the rounds; the gateway's keys made fresh in its principal cache first, so a key's refresh every 10 s falls outside the sample), and in brackets all statements of the measured run divided by its requests, the refreshes included.",
-      "CPU ms/req: CPU time of the server process + of PostgreSQL's backends for the bench database, per request of the measured run.",
+      "CPU ms/req: CPU time of the server process + of PostgreSQL's backends for the bench database, per request of the measured run. PG ms/req: PostgreSQL's execution time per request, as in the table above.",
       'Errors: non-2xx answers and socket errors under load, plus sampled answers that carried GraphQL `errors` (all rounds).',
       "Peak RSS: the server during that case (the highest round). Gateway / server: the gateway's req/s over that server's.",
       "Other CPU: the highest share of the machine that processes outside the measurement used during that server's runs (the bench first waits up to 60 s for it to fall under 5%); a high share means a disturbed figure.",

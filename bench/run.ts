@@ -9,13 +9,14 @@ import { buildCases } from './cases.js';
 import type { HttpRequest } from './requests.js';
 import { checkAnswers, freshPrincipals, sample, statementInvariance } from './checks.js';
 import { cleanup, cleanupOnSignals } from './cleanup.js';
-import { loadBenchConfig } from './config.js';
+import { loadBenchConfig, pinnedCpus } from './config.js';
 import { OwnProcesses, waitForQuiet, watchCost, watchCpu } from './cpu.js';
 import { createBenchDatabase } from './database.js';
 import { loadDataset, ownerOf, size } from './dataset.js';
 import { TestProvider } from '../test/helpers/oidc-provider.js';
 import { issueKeys, tokenIssuer, type KeyRing } from './keys.js';
 import { measureLive, type LiveResult } from './live.js';
+import { benchPostgres, executionTime, pinToCpu } from './postgres.js';
 import { runLoad, type LoadSource } from './load.js';
 import { gatewayRuntime, installPeer, nodeVersion, peerRuntime, startPeer } from './peer-setup.js';
 import { renderResults, writeResults, type CaseResult, type Measured } from './report.js';
@@ -28,8 +29,9 @@ commandLine(`
 usage: npm run bench
 
 Measures the gateway against PostGraphile 5 and a hand-written SQL floor on a generated data set, in a
-PostgreSQL database of its own on the server of DATABASE_URL (postgresql://postgres@127.0.0.1:5432/test),
-and writes the results table into BENCHMARKS.md. Settings: BENCH_DURATION (10 s), BENCH_WARMUP (3 s),
+PostgreSQL cluster of its own (pg_stat_statements loaded), or a database of its own on the server of
+DATABASE_URL, and writes the results table into BENCHMARKS.md. Settings: BENCH_MODE (load, sequential
+or pinned), BENCH_DURATION (10 s), BENCH_WARMUP (3 s),
 BENCH_CONNECTIONS (32), BENCH_ROUNDS (3), BENCH_SAMPLES (20), BENCH_CASES (a,b,...), DATABASE_POOL_SIZE (10),
 BENCH_GATEWAY_NODE (24, 22 or path), BENCH_PROFILE_DIR, BENCH_ROW_LEVEL_SECURITY, BENCH_OUTPUT (- prints only). BENCHMARKS.md
 describes them.
@@ -43,6 +45,7 @@ async function measure(
   server: ChildServer,
   source: LoadSource,
   own: OwnProcesses,
+  execution: ReturnType<typeof executionTime> | undefined,
   gateway?: { beforeSample: () => Promise<void> },
 ): Promise<Measured> {
   await waitForQuiet(own);
@@ -60,14 +63,18 @@ async function measure(
     Array.from({ length: count }, (_, i) => source.request(i)),
   );
   const before = await server.statements();
+  await execution?.reset();
   const cost = await watchCost(own, server.pid);
   const load = await runLoad(server.url, source, config.connections, config.duration);
   await server.settle();
   // Every request sent was served to the end, even those the load generator stopped waiting for.
   const underLoad = ((await server.statements()) - before) / Math.max(1, load.sent);
   const cpuPerRequest = await cost(load.sent);
+  const executionMs = execution && (await execution.spentMs()) / Math.max(1, load.sent);
   const otherCpu = await cpu.stop();
-  const alone = gateway ? await runLoad(server.url, source, 1, config.duration) : undefined;
+  // In the sequential mode the measured run is already one connection's.
+  const alone =
+    gateway && config.mode !== 'sequential' ? await runLoad(server.url, source, 1, config.duration) : undefined;
   return {
     load,
     alone,
@@ -77,6 +84,7 @@ async function measure(
     messages: probe.messages,
     peakRss: server.windowPeakRss(),
     cpuPerRequest,
+    executionMs,
     otherCpu,
   };
 }
@@ -92,7 +100,12 @@ interface Servers {
  * One case: the answer check, then rounds of gateway, peer and floor in turn, so that whatever else
  * the machine does falls on each alike; the report takes the median of the rounds.
  */
-async function runCase(entry: Case, servers: Servers, own: OwnProcesses): Promise<CaseResult> {
+async function runCase(
+  entry: Case,
+  servers: Servers,
+  own: OwnProcesses,
+  execution: ReturnType<typeof executionTime> | undefined,
+): Promise<CaseResult> {
   const result: CaseResult = { case: entry, gateway: [], peer: [], floor: [], checked: [], notes: [...entry.notes] };
   if (entry.skip) {
     log(`${entry.id}. ${entry.title}: skipped - ${entry.skip}`);
@@ -124,9 +137,11 @@ async function runCase(entry: Case, servers: Servers, own: OwnProcesses): Promis
       `${entry.id}. ${entry.title}: round ${round}, gateway${entry.peer ? ', peer' : ''}${entry.floor ? ', floor' : ''}`,
     );
     const beforeSample = () => freshPrincipals(servers.gateway, servers.keys);
-    result.gateway.push(await measure(servers.gateway, source(entry.gateway, entry.run), own, { beforeSample }));
-    if (entry.peer) result.peer.push(await measure(servers.peer, source(entry.peer), own));
-    if (entry.floor) result.floor.push(await measure(servers.floor, source(entry.floor), own));
+    result.gateway.push(
+      await measure(servers.gateway, source(entry.gateway, entry.run), own, execution, { beforeSample }),
+    );
+    if (entry.peer) result.peer.push(await measure(servers.peer, source(entry.peer), own, execution));
+    if (entry.floor) result.floor.push(await measure(servers.floor, source(entry.floor), own, execution));
   }
   const runs = Object.entries({ gateway: result.gateway, peer: result.peer, floor: result.floor }).filter(
     ([, list]) => list.length,
@@ -170,11 +185,22 @@ async function main(): Promise<void> {
   // Only the request cases need the peer and the floor.
   const requestCases = !config.cases || config.cases.some((id) => id !== 'live' && id !== 'replica');
   if (requestCases) installPeer(log);
+  const pinned = config.mode === 'pinned';
+  const postgres = await benchPostgres(
+    config.ownServer ? undefined : config.adminUrl,
+    pinned ? pinnedCpus.database : undefined,
+  );
+  // The load generator shares the servers' CPU, so PostgreSQL has its own to itself.
+  if (pinned) await pinToCpu(process.pid, pinnedCpus.servers);
   const database = await createBenchDatabase(
-    config.adminUrl,
+    postgres.adminUrl,
     config.rowLevelSecurity ? 'bench_table_owner' : undefined,
   );
-  log(`database ${database.name} (${database.serverVersion})`);
+  log(
+    `database ${database.name} (${database.serverVersion}${config.ownServer ? ", a cluster of the bench's own" : ''})`,
+  );
+  const execution = postgres.statementStats ? executionTime(postgres, database.name) : undefined;
+  const pin = (server: ChildServer) => (pinned ? pinToCpu(server.pid, pinnedCpus.servers) : Promise.resolve());
   // With row-level security the gateway's role owns the tables (a superuser would pass every policy).
   const gatewayUrl = database.ownerUrl ?? database.url;
   await (await openDatabase({ databaseUrl: gatewayUrl, poolSize: 2 })).close(); // migrates it
@@ -215,6 +241,7 @@ async function main(): Promise<void> {
     },
     readyPath: '/ready',
   });
+  await pin(gateway);
   const runtimes = { gateway: `Node.js ${nodeVersion(runtime.env)}`, peer: requestCases ? peerRuntime() : undefined };
   log(`gateway ${gateway.url} (pid ${gateway.pid}, ${runtimes.gateway})`);
 
@@ -229,14 +256,15 @@ async function main(): Promise<void> {
       env,
       readyPath: '/health',
     });
+    await Promise.all([pin(peer), pin(floor)]);
     log(`peer ${peer.url} (pid ${peer.pid}, ${runtimes.peer}), floor ${floor.url} (pid ${floor.pid})`);
     const all = await buildCases(gateway.url, keys, peer.url);
     // The mutation goes last: archived boards would change what the read cases return.
     const cases = all
       .filter((c) => selected(c.id))
       .sort((x, y) => Number(x.kind === 'mutation') - Number(y.kind === 'mutation'));
-    const own = new OwnProcesses(config.adminUrl, database.name, () => [gateway.pid, peer.pid, floor.pid]);
-    for (const entry of cases) results.push(await runCase(entry, { gateway, peer, floor, keys }, own));
+    const own = new OwnProcesses(postgres.adminUrl, database.name, () => [gateway.pid, peer.pid, floor.pid]);
+    for (const entry of cases) results.push(await runCase(entry, { gateway, peer, floor, keys }, own, execution));
     await peer.stop();
     await floor.stop();
     peerPeakRss = peer.peakRss();
@@ -270,7 +298,12 @@ async function main(): Promise<void> {
   });
   console.log(`\n${text}\n`);
   if (config.output) {
-    writeResults(config.output, text);
+    // The sequential and the pinned modes have sections of their own (`cost`, `pinned`).
+    writeResults(
+      config.output,
+      text,
+      config.mode === 'load' ? 'results' : config.mode === 'sequential' ? 'cost' : 'pinned',
+    );
     log(`results written to ${config.output}`);
   }
   if (selected('replica')) await replicaCase();

@@ -19,6 +19,7 @@ import type { Column, ModelTable } from '../schema/model-catalog.js';
 import { authScopesOf, type ReadPlanExtension } from './extensions.js';
 import { collectFields, subfields, type SelectionScope } from './selection.js';
 import {
+  allOf,
   base64Of,
   columnOf,
   isoTimestamp,
@@ -27,14 +28,17 @@ import {
   jsonObject,
   jsonString,
   orNull,
-  Parameters,
-  quote,
+  parameter,
   quoted,
+  sql,
+  statementOf,
+  tableOf,
+  type SQL,
 } from './sql.js';
 import { globalIdParts } from './identifiers.js';
 import { pastCursor, windowOf, type PageArgs, type Window } from './pages.js';
 import { Slot } from './template.js';
-import { allOf, orderKeys, orderSql, Unplannable, whereSql, type WhereScope } from './where.js';
+import { orderKeys, orderSql, Unplannable, whereSql, type WhereScope } from './where.js';
 
 /** One statement answering a whole query operation: a column of JSON text per root response key. */
 export interface Statement {
@@ -50,7 +54,7 @@ interface PlanScope extends WhereScope, SelectionScope {
 /** A page of rows of `model`: the condition over an alias, Prisma's order, the window and the rows skipped before it. */
 interface Page {
   model: ModelName;
-  where(alias: string): string;
+  where(alias: SQL): SQL;
   orderBy: unknown;
   window: Window;
   offset: number;
@@ -95,15 +99,15 @@ function attempt<T>(work: () => T): T {
 }
 
 /** JSON text of an exposed column, as the field's scalar serializes it. */
-function scalarJson(type: GraphQLOutputType, column: Column | undefined, value: string): string {
+function scalarJson(type: GraphQLOutputType, column: Column | undefined, value: SQL): SQL {
   const nonNull = isNonNullType(type);
   const inner = nonNull ? type.ofType : type;
   if (!column || (nonNull && !column.isRequired)) throw new Unplannable('nullable column behind a non-null field');
-  let json: string;
+  let json: SQL;
   if (isListType(inner)) {
     if (!column.isList || !['Int', 'Float', 'String', 'Boolean'].includes(getNamedType(inner).name))
       throw new Unplannable('list');
-    json = `to_json(${value})::text`;
+    json = jsonString(value);
   } else if (isEnumType(inner)) {
     json = jsonString(value);
   } else {
@@ -112,13 +116,13 @@ function scalarJson(type: GraphQLOutputType, column: Column | undefined, value: 
       case 'Float':
       case 'Boolean':
       case 'JSON':
-        json = `${value}::text`;
+        json = sql`${value}::text`;
         break;
       case 'String':
         json = jsonString(value);
         break;
       case 'ID':
-        json = jsonString(`${value}::text`);
+        json = jsonString(sql`${value}::text`);
         break;
       case 'DateTime':
         json = quoted(isoTimestamp(value));
@@ -141,15 +145,15 @@ class Planner {
   }
 
   /** A JSON object of the fields `nodes` select on a row of `model` under `alias`. */
-  object(type: GraphQLObjectType, nodes: readonly FieldNode[], model: ModelName, alias: string): string {
+  object(type: GraphQLObjectType, nodes: readonly FieldNode[], model: ModelName, alias: SQL): SQL {
     checkNoScopes(type.extensions, type.name);
     const fields = subfields(this.scope, type, nodes);
     return jsonObject(
-      [...fields].map(([key, selected]): [string, string] => [key, this.field(type, selected, model, alias)]),
+      [...fields].map(([key, selected]): [string, SQL] => [key, this.field(type, selected, model, alias)]),
     );
   }
 
-  private field(type: GraphQLObjectType, nodes: FieldNode[], model: ModelName, alias: string): string {
+  private field(type: GraphQLObjectType, nodes: FieldNode[], model: ModelName, alias: SQL): SQL {
     const name = nodes[0].name.value;
     if (name === '__typename') return jsonLiteral(type.name);
     const definition = type.getFields()[name];
@@ -201,26 +205,26 @@ class Planner {
    * How `relation` reaches rows from a row of `model` under `alias`: the join, and the condition on
    * the rows it reaches, with the relation's own `where` and the join's tenancy (`relationTenancy`).
    */
-  private join(model: ModelName, relation: string, alias: string, where?: Record<string, unknown>) {
+  private join(model: ModelName, relation: string, alias: SQL, where?: Record<string, unknown>) {
     const join = this.table(model).joins.get(relation);
     if (!join) throw new Unplannable(`relation ${relation}`);
     const tenancy = relationTenancy(model, relation, principalOf(this.scope.context));
-    const conditions = (child: string) =>
+    const conditions = (child: SQL) =>
       allOf([
-        `${columnOf(child, join.childColumn)} = ${columnOf(alias, join.parentColumn)}`,
+        sql`${columnOf(child, join.childColumn)} = ${columnOf(alias, join.parentColumn)}`,
         whereSql(this.scope, join.target, child, where),
-        tenancy && !carries(where, tenancy) ? whereSql(this.scope, join.target, child, tenancy) : 'TRUE',
+        tenancy && !carries(where, tenancy) ? whereSql(this.scope, join.target, child, tenancy) : sql.true,
       ]);
     return { join, tenancy, conditions };
   }
 
   /** The row id a to-one relation reaches, or null where the caller may not see that row. */
-  private visibleId(model: ModelName, relation: string, alias: string): string {
+  private visibleId(model: ModelName, relation: string, alias: SQL): SQL {
     const { join, conditions } = this.join(model, relation, alias);
     const child = this.scope.alias();
     const id = columnOf(child, join.childColumn);
     return orNull(
-      `(SELECT ${id}::text FROM ${quote(this.table(join.target).table)} ${child} WHERE ${conditions(child)})`,
+      sql`(SELECT ${id}::text FROM ${tableOf(this.table(join.target).table)} ${child} WHERE ${conditions(child)})`,
     );
   }
 
@@ -229,12 +233,7 @@ class Planner {
    * tenancy of each join (`relationTenancy`): the rows it reaches are limited to the caller's
    * organizations unless the ownership paths prove they stay in the parent row's.
    */
-  private relation(
-    definition: GraphQLField<unknown, unknown>,
-    nodes: FieldNode[],
-    model: ModelName,
-    alias: string,
-  ): string {
+  private relation(definition: GraphQLField<unknown, unknown>, nodes: FieldNode[], model: ModelName, alias: SQL): SQL {
     const extensions = definition.extensions as NonNullable<Extensions>;
     const plan = planOf(extensions);
     const loaded = plan && 'relation' in plan;
@@ -259,7 +258,7 @@ class Planner {
       const child = this.scope.alias();
       const target = this.table(join.target);
       return orNull(
-        `(SELECT ${this.object(named, nodes, join.target, child)} FROM ${quote(target.table)} ${child} WHERE ${conditions(child)})`,
+        sql`(SELECT ${this.object(named, nodes, join.target, child)} FROM ${tableOf(target.table)} ${child} WHERE ${conditions(child)})`,
       );
     }
     if (!named.getFields().edges) throw new Unplannable(`relation ${relation}`);
@@ -278,16 +277,16 @@ class Planner {
   }
 
   /** A Relay connection over a page: `totalCount`, `pageInfo`, `edges` with `node` and `cursor`, and `nodes`. */
-  connection(type: GraphQLObjectType, nodes: readonly FieldNode[], page: Page): string {
+  connection(type: GraphQLObjectType, nodes: readonly FieldNode[], page: Page): SQL {
     const table = this.table(page.model);
     const rows = this.rows(page);
-    const cursorOf = (row: string) => quoted(base64Of('GPC:N:', columnOf(row, table.columns.get('id')!.name)));
-    const entries = [...subfields(this.scope, type, nodes)].map(([key, selected]): [string, string] => {
+    const cursorOf = (row: SQL) => quoted(base64Of('GPC:N:', columnOf(row, table.columns.get('id')!.name)));
+    const entries = [...subfields(this.scope, type, nodes)].map(([key, selected]): [string, SQL] => {
       const name = selected[0].name.value;
       if (name === '__typename') return [key, jsonLiteral(type.name)];
       const counted = this.scope.alias();
       if (name === 'totalCount')
-        return [key, `(SELECT count(*) FROM ${quote(table.table)} ${counted} WHERE ${page.where(counted)})::text`];
+        return [key, sql`(SELECT count(*) FROM ${tableOf(table.table)} ${counted} WHERE ${page.where(counted)})::text`];
       if (name === 'edges')
         return [
           key,
@@ -323,27 +322,25 @@ class Planner {
     const { window } = page;
     const keys = orderKeys(table, page.orderBy);
     const skip = page.offset + (window.cursor === undefined ? 0 : 1);
-    let cursor: string | undefined;
-    const condition = (alias: string) => {
-      if (window.cursor === undefined) return page.where(alias);
-      cursor ??= this.scope.params.add(window.cursor, 'int');
+    // One parameter, however many times the condition is written.
+    const cursor = window.cursor === undefined ? undefined : parameter(window.cursor, 'int');
+    const condition = (alias: SQL) => {
+      if (cursor === undefined) return page.where(alias);
       // A cursor of a row the caller may not see names no row: an empty page (cursorOf in the schema).
       const row = this.scope.alias();
       const visible = whereSql(this.scope, page.model, row, tenancyWhere(page.model, principalOf(this.scope.context)));
       const past = pastCursor(alias, row, keys, window.backward);
-      const among = page.cursorAmongRows ? page.where(row) : 'TRUE';
-      return allOf([
-        page.where(alias),
-        `EXISTS (SELECT 1 FROM ${quote(table.table)} ${row} WHERE ${allOf([`${columnOf(row, 'id')} = ${cursor}`, visible, among, past])})`,
-      ]);
+      const among = page.cursorAmongRows ? page.where(row) : sql.true;
+      const cursorRow = allOf([sql`${columnOf(row, 'id')} = ${cursor}`, visible, among, past]);
+      return allOf([page.where(alias), sql`EXISTS (SELECT 1 FROM ${tableOf(table.table)} ${row} WHERE ${cursorRow})`]);
     };
     return {
       window,
       keys,
-      select: (alias: string) =>
-        `SELECT * FROM ${quote(table.table)} ${alias} WHERE ${condition(alias)} ORDER BY ${orderSql(alias, keys, window.backward)} LIMIT ${window.size} OFFSET ${skip}`,
-      more: (alias: string) =>
-        `EXISTS (SELECT 1 FROM ${quote(table.table)} ${alias} WHERE ${condition(alias)} OFFSET ${skip + window.size})`,
+      select: (alias: SQL) =>
+        sql`SELECT * FROM ${tableOf(table.table)} ${alias} WHERE ${condition(alias)} ORDER BY ${orderSql(alias, keys, window.backward)} LIMIT ${sql.literal(window.size)} OFFSET ${sql.literal(skip)}`,
+      more: (alias: SQL) =>
+        sql`EXISTS (SELECT 1 FROM ${tableOf(table.table)} ${alias} WHERE ${condition(alias)} OFFSET ${sql.literal(skip + window.size)})`,
     };
   }
 
@@ -352,11 +349,11 @@ class Planner {
     nodes: readonly FieldNode[],
     model: ModelName,
     rows: Rows,
-    cursorOf: (row: string) => string,
-  ): string {
+    cursorOf: (row: SQL) => SQL,
+  ): SQL {
     return this.eachRow(rows, (row) =>
       jsonObject(
-        [...subfields(this.scope, type, nodes)].map(([key, selected]): [string, string] => {
+        [...subfields(this.scope, type, nodes)].map(([key, selected]): [string, SQL] => {
           const name = selected[0].name.value;
           if (name === '__typename') return [key, jsonLiteral(type.name)];
           // Pothos's cursor of a row id: "GPC:" and the id as a tagged number.
@@ -373,34 +370,29 @@ class Planner {
   }
 
   /** A JSON array of `element` for each row of a page, in the page's order. */
-  private eachRow(rows: Rows, element: (row: string) => string): string {
+  private eachRow(rows: Rows, element: (row: SQL) => SQL): SQL {
     const [inner, row] = [this.scope.alias(), this.scope.alias()];
-    return jsonArray(element(row), orderSql(row, rows.keys), `(${rows.select(inner)}) ${row}`);
+    return jsonArray(element(row), orderSql(row, rows.keys), sql`(${rows.select(inner)}) ${row}`);
   }
 
   /** Pothos's `pageInfo` (wrapConnectionResult): what the arguments say, whether rows follow, and the edges' first and last cursors. */
-  private pageInfo(
-    type: GraphQLObjectType,
-    nodes: readonly FieldNode[],
-    rows: Rows,
-    cursorOf: (row: string) => string,
-  ): string {
+  private pageInfo(type: GraphQLObjectType, nodes: readonly FieldNode[], rows: Rows, cursorOf: (row: SQL) => SQL): SQL {
     const { window } = rows;
-    const full = () => `CASE WHEN ${rows.more(this.scope.alias())} THEN 'true' ELSE 'false' END`;
+    const full = () => sql`CASE WHEN ${rows.more(this.scope.alias())} THEN 'true' ELSE 'false' END`;
     const edge = (reversed: boolean) => {
       const [inner, row] = [this.scope.alias(), this.scope.alias()];
       return orNull(
-        `(SELECT ${cursorOf(row)} FROM (${rows.select(inner)}) ${row} ORDER BY ${orderSql(row, rows.keys, reversed)} LIMIT 1)`,
+        sql`(SELECT ${cursorOf(row)} FROM (${rows.select(inner)}) ${row} ORDER BY ${orderSql(row, rows.keys, reversed)} LIMIT 1)`,
       );
     };
-    const entries = [...subfields(this.scope, type, nodes)].map(([key, selected]): [string, string] => {
+    const entries = [...subfields(this.scope, type, nodes)].map(([key, selected]): [string, SQL] => {
       switch (selected[0].name.value) {
         case '__typename':
           return [key, jsonLiteral(type.name)];
         case 'hasNextPage':
-          return [key, window.before ? `'true'` : window.last ? `'false'` : full()];
+          return [key, window.before ? sql`'true'` : window.last ? sql`'false'` : full()];
         case 'hasPreviousPage':
-          return [key, window.after ? `'true'` : window.backward ? full() : `'false'`];
+          return [key, window.after ? sql`'true'` : window.backward ? full() : sql`'false'`];
         case 'startCursor':
           return [key, edge(false)];
         case 'endCursor':
@@ -416,13 +408,13 @@ class Planner {
    * The row a global id names (`node(id:)`), as the resolvers find it (loadNodes): a row of a node
    * type the caller may see, else null; a malformed id is theirs to refuse. Its row id is a parameter.
    */
-  private node(nodes: FieldNode[], globalId: unknown): string {
+  private node(nodes: FieldNode[], globalId: unknown): SQL {
     const parts = globalIdParts(globalId instanceof Slot ? globalId.sample : globalId);
     if (!parts) throw new Unplannable('bad input, for the resolvers to report: a malformed global id');
     const type = this.schema.getType(parts.typename);
     const isNode = isObjectType(type) && type.getInterfaces().some((face) => face.name === 'Node');
     const model = isNode ? ((type.extensions as Extensions)?.pothosPrismaModel as ModelName | undefined) : undefined;
-    if (!isNode || !model) return `'null'`;
+    if (!isNode || !model) return sql`'null'`;
     const id = globalId instanceof Slot ? globalId.as((value) => globalIdParts(value)!.id) : parts.id;
     const row = this.scope.alias();
     // visibleRowsWhere with a slot for the id: whereSql sends it as a parameter.
@@ -433,12 +425,12 @@ class Planner {
       visibleRowsWhere(model, principalOf(this.scope.context), id as number),
     );
     return orNull(
-      `(SELECT ${this.object(type, nodes, model, row)} FROM ${quote(this.table(model).table)} ${row} WHERE ${where})`,
+      sql`(SELECT ${this.object(type, nodes, model, row)} FROM ${tableOf(this.table(model).table)} ${row} WHERE ${where})`,
     );
   }
 
   /** A root field: a connection of a model's rows or one row, limited as its resolver limits them. */
-  root(nodes: FieldNode[]): string {
+  root(nodes: FieldNode[]): SQL {
     const query = this.schema.getQueryType()!;
     const name = nodes[0].name.value;
     if (name === '__typename') return jsonLiteral(query.name);
@@ -451,7 +443,13 @@ class Planner {
       const { id, ids } = attempt(() => getArgumentValues(definition, nodes[0], this.scope.variables));
       if (plan.nodes === 'one') return this.node(nodes, id);
       const list = ids instanceof Slot ? (ids.sample as unknown[]).map((_, i) => ids.item(i)) : (ids as unknown[]);
-      return `'[' || ${list.length ? list.map((one) => this.node(nodes, one)).join(` || ',' || `) : `''`} || ']'`;
+      const items = list.length
+        ? sql.join(
+            list.map((one) => this.node(nodes, one)),
+            ` || ',' || `,
+          )
+        : sql`''`;
+      return sql`'[' || ${items} || ']'`;
     }
     const type = getNamedType(definition.type);
     if (!plan || !('root' in plan) || !isObjectType(type)) throw new Unplannable(`Query.${name} has a resolver`);
@@ -460,7 +458,7 @@ class Planner {
     if (plan.root === 'single') {
       const row = this.scope.alias();
       const where = whereSql(this.scope, plan.model, row, find.where);
-      return `(SELECT ${this.object(type, nodes, plan.model, row)} FROM ${quote(this.table(plan.model).table)} ${row} WHERE ${where})`;
+      return sql`(SELECT ${this.object(type, nodes, plan.model, row)} FROM ${tableOf(this.table(plan.model).table)} ${row} WHERE ${where})`;
     }
     return this.connection(type, nodes, {
       model: plan.model,
@@ -482,15 +480,15 @@ class Planner {
 export function planOperation(
   schema: GraphQLSchema,
   operation: OperationDefinitionNode,
-  scope: Omit<PlanScope, 'params' | 'alias'>,
+  scope: Omit<PlanScope, 'alias'>,
 ): Statement {
   if (operation.operation !== 'query') throw new Unplannable('not a query');
   let aliases = 0;
-  const params = new Parameters();
-  const planScope: PlanScope = { ...scope, params, alias: () => `r${aliases++}` };
+  const planScope: PlanScope = { ...scope, alias: () => sql.identifier(`r${aliases++}`) };
   const planner = new Planner(schema, planScope);
   const fields = collectFields(planScope, schema.getQueryType()!, [operation.selectionSet]);
   const keys = [...fields.keys()];
-  const columns = [...fields.values()].map((nodes, i) => `${planner.root(nodes)} AS c${i}`);
-  return { sql: `SELECT ${columns.join(', ')}`, values: params.values, keys };
+  const columns = [...fields.values()].map((nodes, i) => sql`${planner.root(nodes)} AS ${sql.identifier(`c${i}`)}`);
+  const { text, values } = statementOf(sql`SELECT ${sql.join(columns, ', ')}`);
+  return { sql: text, values, keys };
 }

@@ -1,5 +1,6 @@
 import type { ModelName } from '../auth/tenancy.js';
 import type { Context } from '../schema/context.js';
+import type { SQL } from './sql.js';
 
 /** Prisma's arguments of a root read, as its resolver sends them. */
 export interface FindArgs {
@@ -16,8 +17,8 @@ export type ReadPlanExtension =
       model: ModelName;
       findArgs(args: Record<string, unknown>, ctx: Context): FindArgs;
     }
-  /** A value computed from columns: SQL built from the columns, given as SQL expressions. */
-  | { value(column: (field: string) => string): string }
+  /** A value computed from columns: SQL built from the columns, given as SQL fragments. */
+  | { value(column: (field: string) => SQL): SQL }
   /**
    * A to-one relation the field loads itself (through the row loader, under the target's tenancy):
    * the planner joins it under the same rule as every relation.

@@ -1,7 +1,7 @@
 import { cursorRowId, defaultPageSize, maxPageSize } from '../schema/pagination.js';
-import { columnOf } from './sql.js';
+import { allOf, columnOf, sql, type SQL } from './sql.js';
 import { Slot } from './template.js';
-import { allOf, Unplannable, type OrderKey } from './where.js';
+import { Unplannable, type OrderKey } from './where.js';
 
 /** A connection's arguments, as GraphQL gives them (a cursor may be a slot of a variable). */
 export interface PageArgs {
@@ -57,18 +57,19 @@ export function windowOf({ first, last, after, before }: PageArgs): Window {
  * Prisma's cursor condition over `alias`: the rows at or past the cursor row (under `cursor`) in
  * the page's direction, compared key by key as Prisma compares them, so NULLs drop rows alike.
  */
-export function pastCursor(alias: string, cursor: string, keys: OrderKey[], backward: boolean): string {
+export function pastCursor(alias: SQL, cursor: SQL, keys: OrderKey[], backward: boolean): SQL {
   if (keys.some((key) => !key.isRequired)) throw new Unplannable('a cursor page ordered by a nullable column');
   const beyond = keys.map((key, i) => {
-    const ahead = key.descending !== backward ? '<' : '>';
+    const last = i === keys.length - 1;
+    // Past the cursor row in the page's direction; the last key also takes the cursor row's own value.
+    const ahead = key.descending !== backward ? (last ? sql`<=` : sql`<`) : last ? sql`>=` : sql`>`;
     const equal = keys
       .slice(0, i)
-      .map((before) => `${columnOf(alias, before.column)} = ${columnOf(cursor, before.column)}`);
-    const last = i === keys.length - 1;
-    return allOf([
-      ...equal,
-      `${columnOf(alias, key.column)} ${ahead}${last ? '=' : ''} ${columnOf(cursor, key.column)}`,
-    ]);
+      .map((before) => sql`${columnOf(alias, before.column)} = ${columnOf(cursor, before.column)}`);
+    return allOf([...equal, sql`${columnOf(alias, key.column)} ${ahead} ${columnOf(cursor, key.column)}`]);
   });
-  return `(${beyond.map((part) => `(${part})`).join(' OR ')})`;
+  return sql`(${sql.join(
+    beyond.map((part) => sql`(${part})`),
+    ' OR ',
+  )})`;
 }

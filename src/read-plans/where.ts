@@ -1,84 +1,76 @@
 import type { ModelName } from '../auth/tenancy.js';
 import type { ModelTable } from '../schema/model-catalog.js';
-import { columnOf, quote, type Parameters } from './sql.js';
+import { allOf, columnOf, parameter, sql, tableOf, type SQL } from './sql.js';
 import { Slot } from './template.js';
 
 /** Thrown when a read cannot become one statement; the operation then runs through the executor. */
 export class Unplannable extends Error {}
 
-/** Conditions joined with AND, leaving out those that always hold. */
-export function allOf(parts: string[]): string {
-  const kept = parts.filter((part) => part !== 'TRUE');
-  return kept.length ? kept.join(' AND ') : 'TRUE';
-}
-
 export interface WhereScope {
   catalog: Map<ModelName, ModelTable>;
-  params: Parameters;
   /** A fresh table alias. */
-  alias(): string;
+  alias(): SQL;
 }
 
 const casts: Record<string, string> = { Int: 'int', Float: 'float8', String: 'text', Boolean: 'boolean' };
 
 /** A parameter compared with a column of Prisma type `type`; enums compare as text, timestamps as UTC. */
-function operand(
-  scope: WhereScope,
-  type: string,
-  kind: string,
-  value: unknown,
-  list: boolean,
-): { column: (c: string) => string; value: string } {
+function operand(type: string, kind: string, value: unknown, list: boolean): { column: (c: SQL) => SQL; value: SQL } {
   const suffix = list ? '[]' : '';
-  if (kind === 'enum') return { column: (c) => `${c}::text`, value: scope.params.add(value, `text${suffix}`) };
+  if (kind === 'enum') return { column: (c) => sql`${c}::text`, value: parameter(value, `text${suffix}`) };
   if (type === 'DateTime') {
     const iso = (date: unknown) => (date instanceof Date ? date.toISOString() : date);
-    const text = scope.params.add(list ? (value as unknown[]).map(iso) : iso(value), `timestamptz${suffix}`);
+    const text = parameter(list ? (value as unknown[]).map(iso) : iso(value), `timestamptz${suffix}`);
     return {
       column: (c) => c,
-      value: list ? `ARRAY(SELECT unnest(${text}) AT TIME ZONE 'UTC')` : `(${text} AT TIME ZONE 'UTC')`,
+      value: list ? sql`ARRAY(SELECT unnest(${text}) AT TIME ZONE 'UTC')` : sql`(${text} AT TIME ZONE 'UTC')`,
     };
   }
   if (!casts[type]) throw new Unplannable(`no cast for ${type}`);
-  return { column: (c) => c, value: scope.params.add(value, casts[type] + suffix) };
+  return { column: (c) => c, value: parameter(value, casts[type] + suffix) };
 }
 
 // `not` of a value is Prisma's `<>`: a NULL column matches neither it nor `equals`.
-const comparisons: Record<string, string> = { equals: '=', not: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' };
+const comparisons: Record<string, SQL> = {
+  equals: sql`=`,
+  not: sql`<>`,
+  gt: sql`>`,
+  gte: sql`>=`,
+  lt: sql`<`,
+  lte: sql`<=`,
+};
 
 const isObject = (value: unknown) =>
   value !== null && typeof value === 'object' && !(value instanceof Date) && !(value instanceof Slot);
 
-function scalarCondition(
-  scope: WhereScope,
-  table: ModelTable,
-  alias: string,
-  field: string,
-  condition: unknown,
-): string {
+function scalarCondition(table: ModelTable, alias: SQL, field: string, condition: unknown): SQL {
   const column = table.columns.get(field);
   if (!column) throw new Unplannable(`no column ${field}`);
   const target = columnOf(alias, column.name);
   const entries = isObject(condition)
     ? Object.entries(condition as Record<string, unknown>)
     : [['equals', condition] as const];
-  const parts: string[] = [];
+  const parts: SQL[] = [];
   for (const [operator, value] of entries) {
     if (value === undefined) continue;
     if ((operator === 'equals' || operator === 'not') && value === null) {
-      parts.push(`${target} IS ${operator === 'not' ? 'NOT ' : ''}NULL`);
+      parts.push(operator === 'not' ? sql`${target} IS NOT NULL` : sql`${target} IS NULL`);
     } else if (operator === 'in') {
-      const { column: cast, value: array } = operand(scope, column.type, column.kind, value, true);
-      parts.push(`${cast(target)} = ANY(${array})`);
+      const { column: cast, value: array } = operand(column.type, column.kind, value, true);
+      parts.push(sql`${cast(target)} = ANY(${array})`);
     } else if (comparisons[operator] && (operator !== 'not' || !isObject(value))) {
-      const { column: cast, value: single } = operand(scope, column.type, column.kind, value, false);
-      parts.push(`${cast(target)} ${comparisons[operator]} ${single}`);
+      const { column: cast, value: single } = operand(column.type, column.kind, value, false);
+      parts.push(sql`${cast(target)} ${comparisons[operator]} ${single}`);
     } else if ((operator === 'contains' || operator === 'startsWith') && typeof value === 'string') {
       // The filter's case-insensitive match of a pattern it escaped (containsText), as Prisma sends it.
       if ((condition as { mode?: string }).mode !== 'insensitive' || column.type !== 'String')
         throw new Unplannable(`operator ${operator}`);
-      const pattern = scope.params.add(value, 'text');
-      parts.push(`${target} ILIKE (${operator === 'contains' ? `'%' || ` : ''}${pattern} || '%')`);
+      const pattern = parameter(value, 'text');
+      parts.push(
+        operator === 'contains'
+          ? sql`${target} ILIKE ('%' || ${pattern} || '%')`
+          : sql`${target} ILIKE (${pattern} || '%')`,
+      );
     } else if (operator !== 'mode') {
       throw new Unplannable(`operator ${operator}`);
     }
@@ -94,19 +86,19 @@ function scalarCondition(
 export function whereSql(
   scope: WhereScope,
   model: ModelName,
-  alias: string,
+  alias: SQL,
   where: Record<string, unknown> | undefined,
-): string {
-  if (!where) return 'TRUE';
+): SQL {
+  if (!where) return sql.true;
   const table = scope.catalog.get(model)!;
-  const parts: string[] = [];
+  const parts: SQL[] = [];
   for (const [key, value] of Object.entries(where)) {
     if (value === undefined) continue;
     if (key === 'NOT') {
       // Prisma's NOT of the conditions together; an empty or listed one is left to it.
       if (!isObject(value) || Array.isArray(value) || !Object.keys(value as object).length)
         throw new Unplannable('a NOT of no or several conditions');
-      parts.push(`(NOT (${whereSql(scope, model, alias, value as Record<string, unknown>)}))`);
+      parts.push(sql`(NOT (${whereSql(scope, model, alias, value as Record<string, unknown>)}))`);
       continue;
     }
     if (key === 'AND' || key === 'OR') {
@@ -114,12 +106,12 @@ export function whereSql(
         whereSql(scope, model, alias, inner as Record<string, unknown>),
       );
       if (key === 'AND') parts.push(allOf(list));
-      else parts.push(list.length ? `(${list.join(' OR ')})` : 'FALSE');
+      else parts.push(list.length ? sql`(${sql.join(list, ' OR ')})` : sql.false);
       continue;
     }
     const join = table.joins.get(key);
     if (!join) {
-      parts.push(scalarCondition(scope, table, alias, key, value));
+      parts.push(scalarCondition(table, alias, key, value));
       continue;
     }
     const filter = value as Record<string, unknown>;
@@ -130,9 +122,11 @@ export function whereSql(
       throw new Unplannable(`relation filter on ${key}`);
     const child = scope.alias();
     const target = scope.catalog.get(join.target)!;
-    parts.push(
-      `EXISTS (SELECT 1 FROM ${quote(target.table)} ${child} WHERE ${allOf([`${columnOf(child, join.childColumn)} = ${columnOf(alias, join.parentColumn)}`, whereSql(scope, join.target, child, inner as Record<string, unknown>)])})`,
-    );
+    const conditions = allOf([
+      sql`${columnOf(child, join.childColumn)} = ${columnOf(alias, join.parentColumn)}`,
+      whereSql(scope, join.target, child, inner as Record<string, unknown>),
+    ]);
+    parts.push(sql`EXISTS (SELECT 1 FROM ${tableOf(target.table)} ${child} WHERE ${conditions})`);
   }
   return allOf(parts);
 }
@@ -157,5 +151,8 @@ export function orderKeys(table: ModelTable, orderBy: unknown): OrderKey[] {
 }
 
 /** An order as SQL over `alias`; `reversed` turns every key around (a backward page). */
-export const orderSql = (alias: string, keys: OrderKey[], reversed = false) =>
-  keys.map((key) => `${columnOf(alias, key.column)} ${key.descending !== reversed ? 'DESC' : 'ASC'}`).join(', ');
+export const orderSql = (alias: SQL, keys: OrderKey[], reversed = false) =>
+  sql.join(
+    keys.map((key) => sql`${columnOf(alias, key.column)} ${key.descending !== reversed ? sql`DESC` : sql`ASC`}`),
+    ', ',
+  );

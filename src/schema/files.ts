@@ -3,7 +3,7 @@ import { rowIdNode } from './global-id.js';
 import { pageInTenancy } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 import { readPlan } from '../read-plans/extensions.js';
-import { literal } from '../read-plans/sql.js';
+import { literal, sql } from '../read-plans/sql.js';
 import { visibleRelation } from './relations.js';
 
 /** Path under which stored files are served. */
@@ -17,7 +17,7 @@ builder.prismaNode('File', {
     file: t.string({
       description: 'URL path where the file is served.',
       resolve: (row) => filesPath + row.file,
-      extensions: readPlan({ value: (column) => `${literal(filesPath)} || ${column('file')}` }),
+      extensions: readPlan({ value: (column) => sql`${literal(filesPath)} || ${column('file')}` }),
     }),
     name: t.exposeString('name'),
     contentType: t.exposeString('contentType'),

@@ -63,6 +63,8 @@ export interface PrivateCluster {
   /** postgresql://postgres@127.0.0.1:<port>/postgres */
   url: string;
   port: number;
+  /** The cluster's data directory (its postmaster.pid names the server's process). */
+  dataDirectory: string;
   start(): Promise<void>;
   /** A fast shutdown: open sessions are ended, as when a server goes down under its clients. */
   stop(): Promise<void>;
@@ -93,6 +95,7 @@ async function clusterIn(directory: string, settings: ServerSettings): Promise<P
   const cluster: PrivateCluster = {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
     port,
+    dataDirectory: data,
     async start() {
       await runProgram('pg_ctl', ['-D', data, '-l', join(directory, 'server.log'), '-o', options, '-w', 'start']);
       running = true;
