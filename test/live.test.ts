@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { encodeEvent } from '../src/live/events.js';
 import { LiveHub } from '../src/live/hub.js';
-import { subscribeSse, subscribeWs, until } from './helpers/live.js';
+import { boardUpdatesSql, subscribeSse, subscribeWs, until } from './helpers/live.js';
 import { rest } from './helpers/rest.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -128,16 +127,13 @@ describe('subscriptions', () => {
   });
 
   it('sends nothing for a transaction that rolls back, and only after commit for one that commits', async () => {
-    const hub = new LiveHub(() => server.database.engine, 1, 5);
+    const hub = new LiveHub(() => server.database.engine, 1, 5, 0);
     const heard: number[] = [];
     await hub.start();
     hub.onEvent((event) => heard.push(event.rowId));
     const prisma = server.database.prisma;
     const write = (tx: typeof prisma | Parameters<Parameters<typeof prisma.$transaction>[0]>[0], rowId: number) =>
-      tx.$executeRawUnsafe(
-        'INSERT INTO live_event (payload) VALUES ($1)',
-        encodeEvent({ kind: 'UPDATED', type: 'Whiteboard', rowId, organizationId: null, whiteboardId: null }),
-      );
+      tx.$executeRawUnsafe(boardUpdatesSql, null, rowId, 1);
     await expect(
       prisma.$transaction(async (tx) => {
         await write(tx, 1);

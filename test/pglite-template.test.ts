@@ -63,9 +63,10 @@ it('starts a database in memory from the template, writable and separate from ev
   expect(template).toBeDefined();
   const [first, second] = [await startPglite(undefined, template), await startPglite(undefined, template)];
   try {
-    await first.query(`INSERT INTO live_event (payload) VALUES ('only in the first')`);
-    expect((await first.query('SELECT payload FROM live_event')).rows).toEqual([{ payload: 'only in the first' }]);
-    expect((await second.query('SELECT payload FROM live_event')).rows).toEqual([]);
+    await first.query('UPDATE change_log_state SET pruned_xid = 42');
+    const pruned = 'SELECT pruned_xid::int AS pruned FROM change_log_state';
+    expect((await first.query(pruned)).rows).toEqual([{ pruned: 42 }]);
+    expect((await second.query(pruned)).rows).toEqual([{ pruned: 0 }]);
   } finally {
     await Promise.all([first.close(), second.close()]);
   }

@@ -7,13 +7,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { currentScope } from '../src/db/row-security.js';
 import { demo } from '../src/db/seed/index.js';
-import { encodeEvent } from '../src/live/events.js';
 import { MAX_UNREAD_ITEMS } from '../src/live/queue.js';
 import { createApp, type Gateway } from '../src/http/app.js';
 import { createGatewayServer } from '../src/http/server.js';
 import { serveGraphQLOverWebSocket } from '../src/http/websocket.js';
 import { schema } from '../src/schema/index.js';
-import { subscribeSse, until } from './helpers/live.js';
+import { boardUpdatesSql, subscribeSse, until } from './helpers/live.js';
 import { scratchDirectory } from './helpers/scratch.js';
 import { ofTheRequest, startInstance, startTestServer, type TestServer } from './helpers/server.js';
 import { postGraphQL, sendGraphQL } from './helpers/graphql.js';
@@ -341,16 +340,10 @@ describe('a subscriber that does not read', () => {
     socket.send({ type: 'subscribe', id: 's', payload: { query: subscription, variables: { id: board.rowId } } });
     await until(() => server.gateway.live.size === 2);
     // Committed changes of the board, many more than a client reading nothing may leave waiting.
-    const event = encodeEvent({
-      kind: 'UPDATED',
-      type: 'Whiteboard',
-      rowId: board.rowId,
-      organizationId: board.organizationId,
-      whiteboardId: board.rowId,
-    });
     await server.database.prisma.$executeRawUnsafe(
-      'INSERT INTO live_event (payload) SELECT $1 FROM generate_series(1, $2::int)',
-      event,
+      boardUpdatesSql,
+      board.organizationId,
+      board.rowId,
       MAX_UNREAD_ITEMS * 3,
     );
     server.gateway.live.wake();

@@ -8,13 +8,13 @@ import { roleAllows, type Action } from './roles.js';
 /**
  * The models of the graph; file chunks are reached only by their unguessable file name
  * (src/files/db-store.ts), rate-limit buckets only by the limiter (src/http/rate-limit/), read
- * fences only by the replicas' routing (src/db/read-fence.ts), live events only by each
- * instance's hub (src/live/hub.ts), identities only by the sign-in (src/auth/identities.ts)
+ * fences only by the replicas' routing (src/db/read-fence.ts), the change log's state only by its
+ * readers and retention (src/live/), identities only by the sign-in (src/auth/identities.ts)
  * and the command line, and webhook deliveries through their endpoint (src/schema/webhooks.ts).
  */
 export type ModelName = Exclude<
   keyof PrismaTypes & string,
-  'FileChunk' | 'RateLimitBucket' | 'ReadFence' | 'LiveEvent' | 'UserIdentity' | 'WebhookDelivery'
+  'FileChunk' | 'RateLimitBucket' | 'ReadFence' | 'ChangeLogState' | 'UserIdentity' | 'WebhookDelivery'
 >;
 
 /**

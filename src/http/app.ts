@@ -33,6 +33,7 @@ import type { WebSocketLimits } from './websocket-door.js';
 import { useReadReplicas } from './read-replicas.js';
 import { useRowLevelSecurity } from './row-level-security.js';
 import { useUnansweredStreams } from './unanswered-streams.js';
+import { useEventIds } from './event-ids.js';
 import { createRateLimits } from './rate-limit/index.js';
 import { rateLimited, useRateLimitHeaders } from './rate-limit/plugin.js';
 import { loadTrustedDocuments, useTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
@@ -90,7 +91,7 @@ const isGraphQL = (url: string) => url === graphqlPath || url.startsWith(`${grap
 export function createApp(options: { schema: GraphQLSchema; config: Config; demoKey?: string }): Gateway {
   const { schema, config, demoKey } = options;
   // Each instance listens for committed changes on its own, and fans them out to its subscribers.
-  const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey, config.livePollMs);
+  const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey, config.livePollMs, config.changeLogRetentionDays);
   // Each instance delivers webhooks too: any instance takes any due delivery.
   const webhooks = config.webhooks && startWebhooks(config.webhooks);
   const metrics = metricsOn(config);
@@ -142,6 +143,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
       ...(config.readPlans ? [usePlans()] : []),
       ...(config.replicaUrls.length ? [useReadReplicas()] : []),
       ...(config.rowLevelSecurity ? [useRowLevelSecurity()] : []),
+      useEventIds(),
       useUnansweredStreams(),
     ],
   });

@@ -1,11 +1,10 @@
-/** The outbox (prisma/schema.prisma, LiveEvent): writes add their events inside their transaction, so only commits are read. */
-export const EVENT_TABLE = 'live_event';
+import type { Position } from './positions.js';
 
 /** What happened to a row, as subscribers see it. */
 export type EventKind = 'CREATED' | 'UPDATED' | 'DELETED' | 'REORDERED' | 'ARCHIVED' | 'UNARCHIVED' | 'MOVED';
 
 /**
- * One change, by reference: the node is loaded at delivery with the subscriber's own access, so an
+ * One change, by reference, as the change log tells it: the node is loaded at delivery with the subscriber's own access, so an
  * event stays a few dozen bytes whatever the row holds.
  */
 export interface LiveEvent {
@@ -18,15 +17,7 @@ export interface LiveEvent {
   whiteboardId: number | null;
   /** MOVED: the object instances moved on the board (`rowId`), in the order the mutation named them. */
   rowIds?: number[];
-}
-
-export const encodeEvent = (event: LiveEvent): string => JSON.stringify(event);
-
-export function decodeEvent(payload: string): LiveEvent | undefined {
-  try {
-    const event = JSON.parse(payload) as LiveEvent;
-    return typeof event?.type === 'string' && Number.isInteger(event.rowId) ? event : undefined;
-  } catch {
-    return undefined;
-  }
+  /** Its place in the change log, and the same as the cursor a client resumes after. */
+  position: Position;
+  cursor: string;
 }

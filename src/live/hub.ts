@@ -3,7 +3,10 @@ import type { DatabaseEngine } from '../db/engine.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { logError } from '../observability/logger.js';
 import { reportUnavailable } from '../observability/outage.js';
-import { decodeEvent, EVENT_TABLE, type LiveEvent } from './events.js';
+import type { LiveEvent } from './events.js';
+import { LOG_TABLE } from './log.js';
+import { changeOf, entryColumns, horizon, readHead } from './log-read.js';
+import { pruneLog } from './retention.js';
 
 type Listener = (event: LiveEvent) => void;
 
@@ -16,9 +19,10 @@ function reportFailure(error: unknown, message: string): void {
 interface Reading {
   engine: DatabaseEngine;
   ready: Promise<void>;
+  /** Every entry below it has been handed out; the next read starts there. */
   horizon: string;
-  /** When the server it reads started: another start (a restart, a promoted standby) emptied the unlogged outbox. */
-  server: string;
+  /** The identity of the database read (ChangeLogState), which every cursor carries. */
+  identity: string;
   inFlight: boolean;
   /** When the last read started. */
   lastReadAt: number;
@@ -32,40 +36,19 @@ interface Reading {
 const IDLE_STOP_MS = 10_000;
 /** The least time between two reads that a write of this instance asked for (a burst of writes is read in batches). */
 const WAKE_GAP_MS = 5;
-/** How long events are kept for instances that read late; older ones are deleted by any instance. */
-const RETENTION_MS = 60_000;
+/** How often each instance deletes the entries past retention. */
+const PRUNE_EVERY_MS = 60_000;
 
-// Every transaction of this database whose id is below the horizon has ended, so its events are all
-// visible and none can appear later below it: reading each time from the last horizon to the new one
-// reads every committed event once, whatever the order the transactions committed in. The horizon is
-// the oldest transaction still running in the statement's snapshot, leaving out those that a backend
-// of another database runs (they cannot write this database's outbox, and a transaction held open
-// there must not hold back every board here); a running id that no backend shows any more counts.
-// The outbox is unlogged: a server that starts (after a crash, or a standby promoted in a failover)
-// has it empty, and its transaction ids need not pass the old horizon, so a read that finds another
-// server reads its outbox from the start, all of it written since.
-const horizon = `(SELECT least(pg_snapshot_xmax(snapshot)::text::bigint, (
-    SELECT min(running::text::bigint) FROM pg_snapshot_xip(snapshot) running
-    WHERE NOT EXISTS (
-      SELECT FROM pg_stat_get_activity(NULL) backend
-      WHERE backend.backend_xid::text::bigint = running::text::bigint % 4294967296
-        AND backend.datid <> (SELECT oid FROM pg_database WHERE datname = current_database())
-    )
-  )) AS xmin, pg_postmaster_start_time()::text AS server FROM pg_current_snapshot() snapshot)`;
-const horizonSql = `SELECT xmin::text, server FROM ${horizon} h`;
-const readSql = `SELECT h.xmin::text, h.server, e.payload
+const readSql = `SELECT h.xmin::text, ${entryColumns}
 FROM ${horizon} h
-LEFT JOIN ${EVENT_TABLE} e ON e.xid >= $1::bigint AND e.xid < h.xmin
+LEFT JOIN ${LOG_TABLE} e ON e.xid >= $1::bigint AND e.xid < h.xmin AND e.kind IS NOT NULL
 ORDER BY e.xid, e.id`;
-// Only on the server whose horizon it was: on another, newer events may lie below it.
-const pruneSql = `WITH gone AS (DELETE FROM ${EVENT_TABLE} WHERE xid < $1::bigint AND pg_postmaster_start_time()::text = $2)
-${horizonSql}`;
 
 /**
- * One per gateway instance: reads the committed events of every instance from the outbox (the
- * `live_event` table) every `pollMs` while it has subscribers, hands them to the instance's
- * subscribers, and counts each key's open subscriptions against its limit. An outbox rather than
- * NOTIFY, because PostgreSQL commits notifying transactions one at a time for the whole server.
+ * One per gateway instance: reads the committed changes of every instance from the change log
+ * every `pollMs` while it has subscribers, hands them to the instance's subscribers, and counts each
+ * key's open subscriptions against its limit. A log rather than NOTIFY, because PostgreSQL commits
+ * notifying transactions one at a time for the whole server, and a log can be read again after it.
  */
 export class LiveHub {
   private readonly listeners = new Set<Listener>();
@@ -76,8 +59,6 @@ export class LiveHub {
   private readonly pruneTimer: NodeJS.Timeout;
   /** Whether the last read failed, so that an outage is logged once, not at every poll. */
   private failing = false;
-  /** The horizon at the last prune, and its server, below which the next prune deletes. */
-  private pruneBelow: [horizon: string, server: string] = ['0', ''];
   // Timers run in the context the hub was made in, not in the request that started it (its logs, its statements).
   private readonly detached = new AsyncResource('LiveHub');
 
@@ -85,9 +66,10 @@ export class LiveHub {
     private readonly engine: () => DatabaseEngine,
     readonly maxPerKey: number,
     private readonly pollMs: number,
+    private readonly retentionDays: number,
   ) {
-    // Every instance prunes, subscribers or none, since every write adds events.
-    this.pruneTimer = setInterval(() => void this.prune(), RETENTION_MS).unref();
+    // Every instance prunes, subscribers or none, since every write adds entries.
+    this.pruneTimer = setInterval(this.detached.bind(() => void this.prune()), PRUNE_EVERY_MS).unref();
   }
 
   /** Resolves once the instance reads events, so a subscription that starts after it misses nothing committed later. */
@@ -98,16 +80,16 @@ export class LiveHub {
       const reading: Reading = {
         engine,
         horizon: '0',
-        server: '',
+        identity: '',
         ready: Promise.resolve(),
         dueAt: 0,
         woken: false,
         inFlight: false,
         lastReadAt: 0,
       };
-      reading.ready = engine.queryRows(horizonSql, []).then(([[horizon, server]]) => {
-        reading.horizon = horizon as string;
-        reading.server = server as string;
+      reading.ready = readHead(engine.queryRows).then((head) => {
+        reading.horizon = head.horizon;
+        reading.identity = head.identity;
         if (this.reading === reading) this.schedule(reading, this.pollMs);
       });
       // A start that failed (the database was unreachable) is tried again by the next subscription.
@@ -122,6 +104,15 @@ export class LiveHub {
     this.reading = undefined;
     clearTimeout(this.pollTimer);
     clearInterval(this.pruneTimer);
+  }
+
+  /**
+   * Where the next events handed out start, once `start` resolved: a subscriber that resumes reads
+   * the log up to it itself (src/live/stream.ts) and takes the events from there.
+   */
+  get reached(): { horizon: string; identity: string } | undefined {
+    const reading = this.reading;
+    return reading && { horizon: reading.horizon, identity: reading.identity };
   }
 
   /** Open subscriptions on this instance. */
@@ -183,16 +174,9 @@ export class LiveHub {
     reading.woken = false;
     try {
       const rows = await reading.engine.queryRows(readSql, [reading.horizon]);
-      const [[horizon, server]] = rows;
       this.failing = false;
-      if (server === reading.server) {
-        reading.horizon = horizon as string;
-        for (const [, , payload] of rows) if (payload !== null) this.deliver(payload as string);
-      } else {
-        reading.server = server as string;
-        reading.horizon = '0';
-        reading.woken = true;
-      }
+      reading.horizon = rows[0][0] as string;
+      for (const row of rows) if (row[1] !== null) this.deliver(changeOf(reading.identity, row, 1));
     } catch (error) {
       // The database is away: the same events are read again from the same horizon once it is back.
       if (this.reading === reading && !this.failing) reportFailure(error, 'reading live events failed');
@@ -203,19 +187,17 @@ export class LiveHub {
     if (this.reading === reading) this.schedule(reading, delay);
   }
 
-  /** Deletes the events below the horizon of the previous prune (a minute ago, on the timer). */
-  async prune(): Promise<void> {
+  /** Deletes the entries past retention (CHANGE_LOG_RETENTION_DAYS), on the timer. */
+  async prune(): Promise<number> {
     try {
-      const [[horizon, server]] = await this.engine().queryRows(pruneSql, this.pruneBelow);
-      this.pruneBelow = [horizon as string, server as string];
+      return await pruneLog(this.engine().queryRows, this.retentionDays);
     } catch (error) {
-      reportFailure(error, 'deleting old live events failed');
+      reportFailure(error, 'deleting old change log entries failed');
+      return 0;
     }
   }
 
-  private deliver(payload: string): void {
-    const event = decodeEvent(payload);
-    if (!event) return;
+  private deliver(event: LiveEvent): void {
     for (const listener of this.listeners) listener(event);
   }
 }

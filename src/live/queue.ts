@@ -11,6 +11,7 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
   private readonly items: T[] = [];
   private waiting: ((result: IteratorResult<T>) => void) | undefined;
   private ended = false;
+  private onDrained: (() => void) | undefined;
 
   constructor(
     private readonly onClose: () => void,
@@ -32,16 +33,33 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
     } else this.items.push(item);
   }
 
+  /** Resolves once the consumer has taken every item pushed so far, or the stream ended. */
+  drained(): Promise<void> {
+    if (this.items.length === 0 || this.ended) return Promise.resolve();
+    return new Promise((resolve) => (this.onDrained = resolve));
+  }
+
+  private settleDrained(): void {
+    const resolve = this.onDrained;
+    this.onDrained = undefined;
+    resolve?.();
+  }
+
   /** Ends the stream once the queued items are read. */
   end(): void {
     if (this.ended) return;
     this.ended = true;
     this.onClose();
+    this.settleDrained();
     if (this.waiting && this.items.length === 0) this.waiting({ value: undefined, done: true });
   }
 
   next(): Promise<IteratorResult<T>> {
-    if (this.items.length > 0) return Promise.resolve({ value: this.items.shift()!, done: false });
+    if (this.items.length > 0) {
+      const item = this.items.shift()!;
+      if (this.items.length === 0) this.settleDrained();
+      return Promise.resolve({ value: item, done: false });
+    }
     if (this.ended) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve) => (this.waiting = resolve));
   }

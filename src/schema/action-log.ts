@@ -1,8 +1,20 @@
+import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
+import type { Context } from './context.js';
 import { rowIdNode } from './global-id.js';
 import { ActionMethod, ActionMethodFilter, CredentialKind } from './enums.js';
+import { connectionOptions, withVisibleCursor, type PageArgs } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
-import { visibleRelation } from './relations.js';
+
+/**
+ * A row the entry names by id, as the caller may see it: the log holds no foreign keys, so the row
+ * may be gone (a deleted user) as well as out of the caller's sight; both read null.
+ */
+const namedRow = <M extends 'User' | 'Organization'>(model: M, description: string) => ({
+  type: model,
+  nullable: true as const,
+  description,
+});
 
 builder.prismaNode('UserActionLog', {
   ...rowIdNode('UserActionLog'),
@@ -21,8 +33,15 @@ builder.prismaNode('UserActionLog', {
     entityType: t.exposeString('entityType'),
     entityId: t.exposeInt('entityId'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    user: t.prismaField(visibleRelation('UserActionLog', 'user')),
-    organization: t.relation('organization', { nullable: true }),
+    user: t.prismaField({
+      ...namedRow('User', 'Null when the user was deleted since, or shares no organization with the caller.'),
+      resolve: (query, entry, _args, ctx) => ctx.loaders.row('User', { ...query }, entry.userId),
+    }),
+    organization: t.prismaField({
+      ...namedRow('Organization', 'Null for an entry of no organization, or one the caller is not in.'),
+      resolve: (query, entry, _args, ctx) =>
+        entry.organizationId === null ? null : ctx.loaders.row('Organization', { ...query }, entry.organizationId),
+    }),
   }),
 });
 
@@ -40,3 +59,19 @@ defineRootFields({
   },
   order: ['id', 'createdAt', 'entityType'],
 });
+
+builder.prismaObjectField('Organization', 'actionLogs', (t) =>
+  t.prismaConnection({
+    type: 'UserActionLog',
+    ...connectionOptions,
+    description: "The organization's action log, newest first.",
+    totalCount: (organization) => prisma().userActionLog.count({ where: { organizationId: organization.id } }),
+    // The log holds no relation to page through: each organization's page is a read of its own.
+    resolve: async (query, organization, args: PageArgs, ctx: Context) =>
+      prisma().userActionLog.findMany({
+        ...(await withVisibleCursor('UserActionLog', query, args, ctx)),
+        where: { organizationId: organization.id },
+        orderBy: { id: 'desc' },
+      }),
+  }),
+);

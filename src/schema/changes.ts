@@ -5,7 +5,7 @@ import { prisma, type Prisma } from '../db/index.js';
 import type { ActionMethod } from '../generated/prisma/enums.js';
 import { principalOf, type Context } from './context.js';
 import type { EventKind } from '../live/events.js';
-import { publishChanges } from '../live/publish.js';
+import { logChanges } from '../live/log.js';
 import { credentialNames, forbidden, notFound } from './errors.js';
 
 export type Transaction = Parameters<Parameters<Prisma['$transaction']>[0]>[0];
@@ -50,9 +50,9 @@ export interface Change {
 }
 
 /**
- * Runs a change in one transaction with its action log entries (one per row the work returns), so
- * the log never tells of a change that did not happen, nor misses one that did; subscribers hear of
- * it from the same transaction, so only once it commits.
+ * Runs a change in one transaction with its change log entries (one per row the work returns), so
+ * the log never tells of a change that did not happen, nor misses one that did; subscribers read
+ * them once it commits.
  */
 export function recordChange<T extends { id: number } | { id: number }[]>(
   ctx: Context,
@@ -66,18 +66,7 @@ export function recordChange<T extends { id: number } | { id: number }[]>(
       typeof change.organizationId === 'function' ? change.organizationId(row) : change.organizationId;
     // Rows keep what the work read with them (a deleted row's board), for the subscribers.
     const logged = rows.map((row) => ({ ...row, organizationId: organizationOf(row) }));
-    const { userId, credential } = principalOf(ctx);
-    await tx.userActionLog.createMany({
-      data: logged.map((row) => ({
-        userId,
-        credential,
-        organizationId: row.organizationId,
-        method: change.method,
-        entityType: change.entityType,
-        entityId: row.id,
-      })),
-    });
-    await publishChanges(tx, change, logged);
+    await logChanges(tx, principalOf(ctx), change, logged);
     return written;
   });
 }

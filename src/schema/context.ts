@@ -28,6 +28,8 @@ export interface Context {
   webhooks?: Webhooks;
   /** Batches what the read plan and Pothos's planned query cannot reach. */
   loaders: Loaders;
+  /** A subscription's: the cursor of the event it answered last, which its result carries (src/http/event-ids.ts). */
+  lastEventCursor?: string;
 }
 
 /** The extension that opens a root field to callers without an API key (registerWithInvite); principalRequired reads it. */

@@ -127,3 +127,11 @@ export function unreadEvents(limit: number): GraphQLError {
     `${limit} events waited unread: the subscription ended; read events as they come, and subscribe again`,
   );
 }
+
+/**
+ * A cursor the change log cannot continue from without a gap: older than its retention, or of
+ * another database. A stream goes on from now after it; `now` is the cursor a client reads on from.
+ */
+export function cursorExpired(message: string, now: string): GraphQLError {
+  return expected('CURSOR_EXPIRED', message, { cursor: now });
+}

@@ -16,6 +16,7 @@ import './libraries/index.js';
 import './files-upload.js';
 import './import-export/index.js';
 import './subscriptions.js';
+import './change-log.js';
 import './webhooks.js';
 
 export const schema = builder.toSchema();

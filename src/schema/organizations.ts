@@ -9,7 +9,7 @@ import { badUserInput } from './errors.js';
 import { reassignActiveOrganization } from './memberships.js';
 import { rowIdNode } from './global-id.js';
 import { RateCode, RateCodeFilter } from './enums.js';
-import { pageById, pageByNewest, pageInTenancy } from './pagination.js';
+import { pageById, pageInTenancy } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf } from './context.js';
 import { plannedRow } from './loaders.js';
@@ -43,7 +43,6 @@ const Organization = builder.prismaNode('Organization', {
     libraries: t.relatedConnection('libraries', pageById('Library')),
     files: t.relatedConnection('files', pageById('File')),
     repositoryEntries: t.relatedConnection('repository', pageById('ObjectRepositoryEntry')),
-    actionLogs: t.relatedConnection('actionLogs', pageByNewest('UserActionLog')),
   }),
 });
 
@@ -201,6 +200,7 @@ builder.mutationFields((t) => ({
         // Boards before libraries, classes before textures: those references restrict deletion.
         await tx.whiteboard.deleteMany({ where: { organizationId: id } });
         await tx.classConf.deleteMany({ where: { library: { organizationId: id } } });
+        await tx.userActionLog.deleteMany({ where: { organizationId: id } });
         return tx.organization.delete({ where: { id }, select: { id: true } });
       });
       for (const member of members) forgetUser(member.userId);

@@ -30,7 +30,7 @@ export function cursorRowId(cursor: unknown): number | undefined {
   return Number.isInteger(id) && Math.abs(id as number) <= MAX_ROW_ID ? (id as number) : undefined;
 }
 
-interface PageArgs {
+export interface PageArgs {
   first?: number | null;
   last?: number | null;
   after?: string | null;
@@ -97,8 +97,6 @@ const orders = {
   id: { id: 'asc' as const },
   /** The explicit `order` of slides, steps and attributes. */
   order: [{ order: 'asc' as const }, { id: 'asc' as const }],
-  /** Newest first (an action log). */
-  newest: { id: 'desc' as const },
 };
 
 /** The Prisma arguments of a page of `M`, as a related connection's `query` gives them. */
@@ -162,9 +160,6 @@ export const pageById = <M extends ModelName>(model: M) => page(model, 'id', fal
 
 /** A related list in its explicit `order` (slides, steps, attributes). */
 export const pageByOrder = <M extends ModelName>(model: M) => page(model, 'order', false);
-
-/** A related list newest first. */
-export const pageByNewest = <M extends ModelName>(model: M) => page(model, 'newest', false);
 
 /** A related list that can reach into other organizations (a user's boards), limited to the caller's. */
 export const pageInTenancy = <M extends ModelName>(model: M) => page(model, 'id', true);

@@ -10,7 +10,7 @@ import type { Columns, PlannedQuery, Row } from '../db/delegate.js';
 import { db } from '../db/index.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { EventKind } from '../live/events.js';
-import { eventsInsertSql } from '../live/publish.js';
+import { entriesInsertSql } from '../live/log.js';
 import { type Join, modelCatalog } from './model-catalog.js';
 import { authorize } from './changes.js';
 import { principalOf, type Context } from './context.js';
@@ -73,19 +73,6 @@ function referenceSql(model: OrganizationScopedModel, n: number, alias: string, 
   return `EXISTS (SELECT FROM ${from} WHERE ${alias}.${columnOf(model, 'id')} = $${n} AND ${reached.organization} = ${organization})`;
 }
 
-/**
- * The insert of the action log entries (method UPDATE) of the rows a statement wrote (the CTE `rows`,
- * with their `id` and `organization_id`), by the user $4 at the time $5 with the credential kind
- * `credential`: the parameters of every statement that writes its own log.
- */
-export function actionLogInsertSql(rows: string, entityType: string, credential: string): string {
-  const columns = ['userId', 'organizationId', 'method', 'entityType', 'entityId', 'createdAt', 'credential'].map(
-    (field) => columnOf('UserActionLog', field),
-  );
-  return `INSERT INTO ${tableOf('UserActionLog')} (${columns.join(', ')})
-  SELECT $4::int, organization_id, 'UPDATE', ${entityType}, id, $5::timestamp(3), ${credential} FROM ${rows}`;
-}
-
 // Parameters: $1 row id, $2 and $3 the organizations whose rows the caller may see and may change
 // (null: all), $4 the user, $5 the time, $6 the entity type, $7 the event kind, $8 the caller's
 // credential kind, $9... the columns.
@@ -101,11 +88,14 @@ function statementText(model: OrganizationScopedModel, columns: string[], refere
     ...columns.map((column, i) => `${columnOf(model, column)} = $${i + 9}`),
     ...(updatedAt ? [`${columnOf(model, updatedAt.name)} = $5::timestamp(3)`] : []),
   ];
-  const announce = eventsInsertSql(
+  const logged = entriesInsertSql(
     {
+      userId: '$4::int',
+      createdAt: '$5::timestamp(3)',
+      credential: '$8::credential_kind',
+      entityType: '$6::text',
       kind: '$7::text',
-      type: '$6::text',
-      rowId: 'id',
+      entityId: 'id',
       organizationId: 'organization_id',
       whiteboardId: 'whiteboard_id',
     },
@@ -120,11 +110,9 @@ function statementText(model: OrganizationScopedModel, columns: string[], refere
   FROM target WHERE w.${id} = target.id AND ($3::int[] IS NULL OR target.organization_id = ANY($3::int[]))${checks.map((_, i) => ` AND target.ok${i}`).join('')}
   RETURNING target.*, row_to_json(w)::text AS row
 ), logged AS (
-  ${actionLogInsertSql('written', '$6::text', '$8::credential_kind')}
-), announced AS (
-  ${announce} RETURNING 1
+  ${logged} RETURNING 1
 )
-SELECT ${['target.organization_id', '(SELECT count(*) FROM announced)::int', '(SELECT row FROM written)', ...checks.map((_, i) => `target.ok${i}`)].join(', ')} FROM target`;
+SELECT ${['target.organization_id', '(SELECT count(*) FROM logged)::int', '(SELECT row FROM written)', ...checks.map((_, i) => `target.ok${i}`)].join(', ')} FROM target`;
 }
 
 const statements = new Map<string, string>();
@@ -157,7 +145,7 @@ export function rowOf<M extends OrganizationScopedModel>(model: M, columns: Reco
 /**
  * Updates one row by id as one statement, which is its own transaction: the tenancy and role checks
  * (from the caller's principal, as findForChange and authorize read it), the update, its action log
- * entry and its live event (read by the instances once it commits); answers the written row. A refusal changes
+ * entry in the change log (read by the instances once it commits); answers the written row. A refusal changes
  * nothing and answers as those checks do, in their order: NOT_FOUND for a row the caller may not
  * see, FORBIDDEN for one it may not change, the reference's own refusal for a row of another organization.
  */

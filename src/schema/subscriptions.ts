@@ -1,10 +1,11 @@
 import { GraphQLError } from 'graphql';
 import type { LiveEvent } from '../live/events.js';
+import { decodeCursor, type Cursor } from '../live/positions.js';
 import { openStream, type Delivery } from '../live/stream.js';
 import { builder } from './builder.js';
 import { findForChange } from './changes.js';
 import { encodeGlobalId } from './relay-id.js';
-import { principalOf } from './context.js';
+import { principalOf, type Context } from './context.js';
 import { rowsByIds } from './loaders.js';
 
 builder.subscriptionType({});
@@ -17,6 +18,10 @@ const eventFields = builder.interfaceRef<LiveEvent>('LiveEvent').implement({
   description: 'A committed change, told to subscribers.',
   fields: (t) => ({
     kind: t.field({ type: EventKind, resolve: (event) => event.kind }),
+    cursor: t.exposeString('cursor', {
+      description:
+        'Its place in the change log: subscribe again with `after` (or `Last-Event-ID` over SSE), or page `changes`, from it.',
+    }),
     type: t.exposeString('type', { description: 'GraphQL type of the changed node.' }),
     rowId: t.exposeInt('rowId', { description: 'Row id of the changed node.' }),
     whiteboardId: t.exposeInt('whiteboardId', { nullable: true, description: 'Row id of the board the node is on.' }),
@@ -72,7 +77,7 @@ const NodeDeletedEvent = builder.objectRef<LiveEvent>('NodeDeletedEvent').implem
   }),
 });
 
-const WhiteboardEvent = builder.unionType('WhiteboardEvent', {
+export const WhiteboardEvent = builder.unionType('WhiteboardEvent', {
   types: [
     NodeChangedEvent,
     NodeDeletedEvent,
@@ -92,25 +97,42 @@ const WhiteboardEvent = builder.unionType('WhiteboardEvent', {
     })[event.kind],
 });
 
-/** The error that ends a stream is raised as the last result, so SSE and WebSocket clients both read it. */
-const eventOrError = (delivery: Delivery) => {
+/**
+ * An error is raised as a result, so SSE and WebSocket clients both read it: the last one of a
+ * stream that ended, or CURSOR_EXPIRED before a stream that goes on. Each event's cursor rides in
+ * the result's extensions too (src/http/event-ids.ts), the SSE `id:` a browser resumes with.
+ */
+const eventOrError = (delivery: Delivery, _args: object, ctx: Context) => {
   if (delivery instanceof GraphQLError) throw delivery;
+  ctx.lastEventCursor = delivery.cursor;
   return delivery;
 };
+
+const afterDescription =
+  'The cursor of the last event received: the stream first tells every change after it. Over SSE, a `Last-Event-ID` header does the same.';
+
+/** The cursor a resuming client sent: `after`, or the `Last-Event-ID` an EventSource sends on reconnecting. */
+function resumeAfter(after: string | null | undefined, ctx: Context): Cursor | undefined {
+  if (after != null) return decodeCursor(after, 'after');
+  const lastEventId = ctx.request.headers.get('last-event-id');
+  return lastEventId ? decodeCursor(lastEventId, 'Last-Event-ID') : undefined;
+}
 
 builder.subscriptionField('whiteboardEvents', (t) =>
   t.field({
     type: WhiteboardEvent,
     description:
       'Every committed change on one board: the board itself, its data streams, slides, steps, objects, instances (moved together: one event), attribute values, connections, relations and highlights.',
-    args: { whiteboardId: t.arg.int({ required: true }) },
-    subscribe: async (_root, { whiteboardId }, ctx) => {
+    args: { whiteboardId: t.arg.int({ required: true }), after: t.arg.string({ description: afterDescription }) },
+    subscribe: async (_root, { whiteboardId, after }, ctx) => {
+      const cursor = resumeAfter(after, ctx);
       const board = await findForChange(ctx, 'Whiteboard', whiteboardId, 'Whiteboard');
       return openStream(ctx, {
         organizationId: board.organizationId,
+        log: { whiteboardId },
         accepts: (event) => event.whiteboardId === whiteboardId,
         isLast: (event) => event.type === 'Whiteboard' && event.kind === 'DELETED',
-      });
+      }, cursor);
     },
     resolve: eventOrError,
   }),
@@ -120,15 +142,17 @@ builder.subscriptionField('organizationWhiteboardEvents', (t) =>
   t.field({
     type: WhiteboardEvent,
     description: 'Boards created, updated (renamed), archived, unarchived and deleted in one organization.',
-    args: { organizationId: t.arg.int({ required: true }) },
-    subscribe: async (_root, { organizationId }, ctx) => {
+    args: { organizationId: t.arg.int({ required: true }), after: t.arg.string({ description: afterDescription }) },
+    subscribe: async (_root, { organizationId, after }, ctx) => {
+      const cursor = resumeAfter(after, ctx);
       await findForChange(ctx, 'Organization', organizationId, 'Organization');
       return openStream(ctx, {
         organizationId,
+        log: { organizationId },
         // A move names its board but changes what is on it, not the board.
         accepts: (event) =>
           event.type === 'Whiteboard' && event.kind !== 'MOVED' && event.organizationId === organizationId,
-      });
+      }, cursor);
     },
     resolve: eventOrError,
   }),

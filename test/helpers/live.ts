@@ -53,19 +53,24 @@ export type TestCredential = string | { bearer: string };
 export const credentialHeader = (credential: TestCredential): Record<string, string> =>
   typeof credential === 'string' ? { 'x-api-key': credential } : { authorization: `Bearer ${credential.bearer}` };
 
-/** Subscribes over Server-Sent Events with a plain fetch; resolves once the server answered `text/event-stream`. */
+/**
+ * Subscribes over Server-Sent Events with a plain fetch; resolves once the server answered
+ * `text/event-stream`. `ids` collects each event's `id:` line, in order.
+ */
 export async function subscribeSse(
   url: string,
   key: TestCredential,
   query: string,
   variables: Record<string, unknown> = {},
-): Promise<Subscription & { response: Response }> {
+  headers: Record<string, string> = {},
+): Promise<Subscription & { response: Response; ids: string[] }> {
   const abort = new AbortController();
   const response = await sendGraphQL(url, query, {
     variables,
-    headers: { accept: 'text/event-stream', ...credentialHeader(key) },
+    headers: { accept: 'text/event-stream', ...credentialHeader(key), ...headers },
     signal: abort.signal,
   });
+  const ids: string[] = [];
   const queue = resultQueue();
   void (async () => {
     const decoder = new TextDecoder();
@@ -82,6 +87,8 @@ export async function subscribeSse(
             .filter((line) => line.startsWith('data:'))
             .map((line) => line.slice(5).trim())
             .join('\n');
+          const id = /^id: *(.*)$/m.exec(message)?.[1];
+          if (id) ids.push(id);
           if (/^event: *next/m.test(message) && data) queue.push(JSON.parse(data));
         }
       }
@@ -90,7 +97,7 @@ export async function subscribeSse(
     }
     queue.end();
   })();
-  return { response, next: queue.next, ended: queue.ended, close: () => abort.abort() };
+  return { response, ids, next: queue.next, ended: queue.ended, close: () => abort.abort() };
 }
 
 /** Subscribes over WebSocket with the graphql-ws client, the key (or token) in the connection parameters. */
@@ -130,9 +137,16 @@ export async function until(check: () => boolean, timeoutMs = 2_000): Promise<vo
   }
 }
 
-/** A hub of its own, reading the outbox every 5 ms, and every event it read, in order: what the writes told subscribers. */
+/**
+ * `count` entries of the change log telling that board `rowId` was updated, as a write would log
+ * them: $1 the organization, $2 the board, $3 how many.
+ */
+export const boardUpdatesSql = `INSERT INTO user_action_log (user_id, organization_id, method, entity_type, entity_id, kind, whiteboard_id)
+  SELECT 1, $1, 'UPDATE', 'Whiteboard', $2, 'UPDATED', $2 FROM generate_series(1, $3::int)`;
+
+/** A hub of its own, reading the change log every 5 ms, and every event it read, in order: what the writes told subscribers. */
 export async function heardEvents(engine: () => DatabaseEngine): Promise<{ hub: LiveHub; events: LiveEvent[] }> {
-  const hub = new LiveHub(engine, 1, 5);
+  const hub = new LiveHub(engine, 1, 5, 0);
   const events: LiveEvent[] = [];
   await hub.start();
   hub.onEvent((event) => events.push(event));

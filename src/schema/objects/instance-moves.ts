@@ -1,13 +1,13 @@
 import { visibleOrganizations } from '../../auth/tenancy.js';
 import type { PlannedQuery, Row } from '../../db/delegate.js';
 import { db, prisma } from '../../db/index.js';
-import { eventsInsertSql } from '../../live/publish.js';
+import { entriesInsertSql } from '../../live/log.js';
 import { builder } from '../builder.js';
 import { authorize } from '../changes.js';
 import { principalOf, type Context } from '../context.js';
 import { cleanValues, fieldsOf, inputField, rowTargetFields, targetRowId } from '../crud.js';
 import { badUserInput, notFound } from '../errors.js';
-import { actionLogInsertSql, allowedOrganizations, columnOf, parameter, rowOf, tableOf } from '../row-update.js';
+import { allowedOrganizations, columnOf, parameter, rowOf, tableOf } from '../row-update.js';
 import { instancePlacement } from './mutations.js';
 
 /** Most instances one move may name: a selection an editor drags, written by one statement. */
@@ -29,16 +29,20 @@ function statementText(): string {
     ...placement.map(([name], i) => `${columnOf(model, name)} = COALESCE(m.c${i}, w.${columnOf(model, name)})`),
     `${columnOf(model, 'updatedAt')} = $5::timestamp(3)`,
   ];
-  const announce = eventsInsertSql(
+  // One entry per instance for the action log; the first names them all and tells the move, once.
+  const logged = entriesInsertSql(
     {
-      kind: `'MOVED'::text`,
-      type: `'Whiteboard'::text`,
-      rowId: 'id',
+      userId: '$4::int',
+      createdAt: '$5::timestamp(3)',
+      credential: '$7::credential_kind',
+      entityType: `'${model}'::text`,
+      kind: `CASE WHEN n = 1 THEN 'MOVED' END`,
+      entityId: 'id',
       organizationId: 'organization_id',
-      whiteboardId: 'id',
-      rowIds: 'row_ids',
+      whiteboardId: 'whiteboard_id',
+      rowIds: `CASE WHEN n = 1 THEN (SELECT array_agg(id ORDER BY n) FROM written) END`,
     },
-    'moved',
+    'written',
   );
   return `WITH board AS (
   SELECT b.id, b.organization_id, ($3::int[] IS NULL OR b.organization_id = ANY($3::int[])) AS allowed
@@ -55,14 +59,9 @@ function statementText(): string {
 ), written AS (
   UPDATE ${instance} AS w SET ${assignments.join(', ')}
   FROM moves m, board WHERE w.id = m.id AND (SELECT n FROM missing) IS NULL
-  RETURNING m.n, w.id, board.organization_id, row_to_json(w) AS row
+  RETURNING m.n, w.id, board.organization_id, board.id AS whiteboard_id, row_to_json(w) AS row
 ), logged AS (
-  ${actionLogInsertSql('written', `'${model}'::text`, '$7::credential_kind')}
-), moved AS (
-  SELECT board.id, board.organization_id, json_agg(written.id ORDER BY written.n) AS row_ids
-  FROM board, written GROUP BY board.id, board.organization_id
-), announced AS (
-  ${announce}
+  ${logged}
 )
 SELECT board.organization_id, (SELECT n FROM missing), (SELECT json_agg(row ORDER BY n) FROM written)::text FROM board`;
 }
@@ -104,7 +103,7 @@ function checkedMoves(instances: MoveInput[]): Move[] {
 /**
  * Moves and resizes the instances on board `whiteboardId` in one statement, its own transaction: the
  * board under the caller's tenancy and role (as findForChange and authorize read them), the updates,
- * an action log entry per instance and one live event naming them all. Answers the written rows in
+ * a change log entry per instance, the first of which tells the move and names them all. Answers the written rows in
  * the order given; a refusal changes nothing: NOT_FOUND for a board the caller may not see, FORBIDDEN
  * for one it may not change, BAD_USER_INPUT at the first instance that is not on the board.
  */
