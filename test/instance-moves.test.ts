@@ -103,7 +103,7 @@ describe('moving instances together', () => {
       expect(logged.every((entry) => entry.organizationId === 1)).toBe(true);
       await expect.poll(() => events.length).toBe(1);
       await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(events).toEqual([
+      expect(events).toMatchObject([
         {
           kind: 'MOVED',
           type: 'Whiteboard',

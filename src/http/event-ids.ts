@@ -1,12 +1,9 @@
 import type { FetchAPI, Plugin } from 'graphql-yoga';
 import type { Context } from '../schema/context.js';
 
-// A result's cursor, the last member of its extensions, at the very end of the serialized result:
-// data cannot end there, whatever a client names its fields.
-const cursorAtEnd = /"cursor":"([A-Za-z0-9_-]+)"\}\}$/;
-const dataLine = new TextEncoder().encode('data: ');
-
-const startsWithData = (chunk: Uint8Array) => dataLine.every((byte, i) => chunk[i] === byte);
+// A `data:` line whose result names its cursor, the last member of its extensions, at the very end
+// of the line: data cannot end there, whatever a client names its fields.
+const dataWithCursor = /^data: .*"cursor":"([A-Za-z0-9_-]+)"\}\}$/gm;
 
 /**
  * An SSE body with an `id:` line before each event whose result names its cursor. Pulled from the
@@ -20,10 +17,10 @@ function withEventIds(body: ReadableStream<Uint8Array>, fetchAPI: FetchAPI): Rea
     async pull(controller) {
       const { done, value } = await reader.read();
       if (done) return controller.close();
-      // Yoga writes an event's `data:` line as one chunk of its own (its SSE result processor).
-      const cursor = startsWithData(value) && cursorAtEnd.exec(decoder.decode(value).trimEnd())?.[1];
-      if (cursor) controller.enqueue(encoder.encode(`id: ${cursor}\n`));
-      controller.enqueue(value);
+      // Yoga writes whole lines (its SSE result processor); a chunk may hold several.
+      const text = decoder.decode(value);
+      if (!text.includes('data: ')) return controller.enqueue(value);
+      controller.enqueue(encoder.encode(text.replace(dataWithCursor, (line, cursor) => `id: ${cursor}\n${line}`)));
     },
     cancel: (reason) => reader.cancel(reason),
   });
