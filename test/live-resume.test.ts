@@ -192,7 +192,10 @@ describe('the changes connection', () => {
       id: board.rowId,
       after: 'not-a-cursor',
     });
-    expect((await subscription.next()).errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
+    expect((await subscription.next()).errors?.[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'after',
+    });
     subscription.close();
   });
 });

@@ -91,7 +91,12 @@ const isGraphQL = (url: string) => url === graphqlPath || url.startsWith(`${grap
 export function createApp(options: { schema: GraphQLSchema; config: Config; demoKey?: string }): Gateway {
   const { schema, config, demoKey } = options;
   // Each instance listens for committed changes on its own, and fans them out to its subscribers.
-  const live = new LiveHub(() => db().engine, config.maxSubscriptionsPerKey, config.livePollMs, config.changeLogRetentionDays);
+  const live = new LiveHub(
+    () => db().engine,
+    config.maxSubscriptionsPerKey,
+    config.livePollMs,
+    config.changeLogRetentionDays,
+  );
   // Each instance delivers webhooks too: any instance takes any due delivery.
   const webhooks = config.webhooks && startWebhooks(config.webhooks);
   const metrics = metricsOn(config);

@@ -69,7 +69,10 @@ export class LiveHub {
     private readonly retentionDays: number,
   ) {
     // Every instance prunes, subscribers or none, since every write adds entries.
-    this.pruneTimer = setInterval(this.detached.bind(() => void this.prune()), PRUNE_EVERY_MS).unref();
+    this.pruneTimer = setInterval(
+      this.detached.bind(() => void this.prune()),
+      PRUNE_EVERY_MS,
+    ).unref();
   }
 
   /** Resolves once the instance reads events, so a subscription that starts after it misses nothing committed later. */

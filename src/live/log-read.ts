@@ -55,8 +55,21 @@ export interface LoggedChange extends LiveEvent {
 
 /** A change from the entry columns at `offset` of a row (entryColumns); a move tells of its board. */
 export function changeOf(identity: string, row: unknown[], offset = 0): LoggedChange {
-  const [id, xid, kind, entityType, entityId, organizationId, whiteboardId, rowIds, userId, credential, at] =
-    row.slice(offset) as [number, string, EventKind, string, number, number | null, number | null, number[] | null, number, CredentialKind | null, number];
+  const [id, xid, kind, entityType, entityId, organizationId, whiteboardId, rowIds, userId, credential, at] = row.slice(
+    offset,
+  ) as [
+    number,
+    string,
+    EventKind,
+    string,
+    number,
+    number | null,
+    number | null,
+    number[] | null,
+    number,
+    CredentialKind | null,
+    number,
+  ];
   const moved = kind === 'MOVED';
   return {
     kind,

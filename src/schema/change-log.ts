@@ -43,10 +43,16 @@ const ChangeConnection = builder.objectRef<ChangePage>('ChangeConnection').imple
 });
 
 /** The log a page reads: exactly one of a board and an organization, each as the caller may see it. */
-async function scopeOf(args: { whiteboardId?: number | null; organizationId?: number | null }, ctx: Parameters<typeof findForChange>[0]): Promise<LogScope> {
+async function scopeOf(
+  args: { whiteboardId?: number | null; organizationId?: number | null },
+  ctx: Parameters<typeof findForChange>[0],
+): Promise<LogScope> {
   const { whiteboardId, organizationId } = args;
   if ((whiteboardId == null) === (organizationId == null))
-    throw badUserInput('Name exactly one of whiteboardId and organizationId', whiteboardId == null ? 'whiteboardId' : 'organizationId');
+    throw badUserInput(
+      'Name exactly one of whiteboardId and organizationId',
+      whiteboardId == null ? 'whiteboardId' : 'organizationId',
+    );
   if (whiteboardId != null) {
     await findForChange(ctx, 'Whiteboard', whiteboardId, 'Whiteboard');
     return { whiteboardId };

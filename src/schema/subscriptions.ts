@@ -127,12 +127,16 @@ builder.subscriptionField('whiteboardEvents', (t) =>
     subscribe: async (_root, { whiteboardId, after }, ctx) => {
       const cursor = resumeAfter(after, ctx);
       const board = await findForChange(ctx, 'Whiteboard', whiteboardId, 'Whiteboard');
-      return openStream(ctx, {
-        organizationId: board.organizationId,
-        log: { whiteboardId },
-        accepts: (event) => event.whiteboardId === whiteboardId,
-        isLast: (event) => event.type === 'Whiteboard' && event.kind === 'DELETED',
-      }, cursor);
+      return openStream(
+        ctx,
+        {
+          organizationId: board.organizationId,
+          log: { whiteboardId },
+          accepts: (event) => event.whiteboardId === whiteboardId,
+          isLast: (event) => event.type === 'Whiteboard' && event.kind === 'DELETED',
+        },
+        cursor,
+      );
     },
     resolve: eventOrError,
   }),
@@ -146,13 +150,17 @@ builder.subscriptionField('organizationWhiteboardEvents', (t) =>
     subscribe: async (_root, { organizationId, after }, ctx) => {
       const cursor = resumeAfter(after, ctx);
       await findForChange(ctx, 'Organization', organizationId, 'Organization');
-      return openStream(ctx, {
-        organizationId,
-        log: { organizationId },
-        // A move names its board but changes what is on it, not the board.
-        accepts: (event) =>
-          event.type === 'Whiteboard' && event.kind !== 'MOVED' && event.organizationId === organizationId,
-      }, cursor);
+      return openStream(
+        ctx,
+        {
+          organizationId,
+          log: { organizationId },
+          // A move names its board but changes what is on it, not the board.
+          accepts: (event) =>
+            event.type === 'Whiteboard' && event.kind !== 'MOVED' && event.organizationId === organizationId,
+        },
+        cursor,
+      );
     },
     resolve: eventOrError,
   }),
