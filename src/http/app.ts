@@ -42,6 +42,7 @@ import { logError, yogaLogger } from '../observability/logger.js';
 import { reportUnavailable, watchOutages } from '../observability/outage.js';
 import { measure as collectMetrics, scrape } from '../observability/metrics.js';
 import { startWebhooks } from '../webhooks/index.js';
+import { logFeed } from '../webhooks/log-feed.js';
 
 // graphql-js ships the rule; it rejects __schema and __type but leaves __typename alone.
 const disableIntrospection: Plugin = {
@@ -98,7 +99,12 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
     config.changeLogRetentionDays,
   );
   // Each instance delivers webhooks too: any instance takes any due delivery.
-  const webhooks = config.webhooks && startWebhooks(config.webhooks);
+  const webhooks =
+    config.webhooks &&
+    startWebhooks(config.webhooks, {
+      feed: logFeed(() => db().engine),
+      retentionDays: config.changeLogRetentionDays,
+    });
   const metrics = metricsOn(config);
   if (metrics)
     collectMetrics({

@@ -50,7 +50,7 @@ export interface DispatcherOptions {
   concurrency: number;
   /** Time between two ticks while deliveries are due or changes may be coming (WEBHOOK_POLL_MS). */
   pollMs: number;
-  /** Deliveries older than this are deleted, as the change log's entries are. */
+  /** Deliveries older than this are deleted, as the change log's entries are; 0 keeps them all. */
   retentionDays: number;
   /** The change log; without one, only deliveries already written go out. */
   feed?: ChangeFeed;
@@ -230,7 +230,7 @@ export class WebhookDispatcher {
   }
 
   private async pruneNow(): Promise<void> {
-    if (Date.now() - this.lastPrune < PRUNE_EVERY_MS) return;
+    if (Date.now() - this.lastPrune < PRUNE_EVERY_MS || this.options.retentionDays === 0) return;
     this.lastPrune = Date.now();
     await pruneDeliveries(this.run, this.options.retentionDays, PRUNE_BATCH);
   }

@@ -14,9 +14,6 @@ export interface Webhooks {
   dispatcher: WebhookDispatcher;
 }
 
-/** How long delivery rows are kept, as the change log's entries are. */
-const RETENTION_DAYS = 90;
-
 /** A transaction on the primary, its statements answering rows as arrays of column values. */
 const transact: Transact = (work) =>
   db().prisma.$transaction((tx) =>
@@ -28,7 +25,7 @@ const transact: Transact = (work) =>
 /** Starts this instance's dispatcher; `stop` stops it. */
 export function startWebhooks(
   config: WebhookConfig,
-  options: { feed?: ChangeFeed } = {},
+  options: { feed?: ChangeFeed; retentionDays?: number } = {},
 ): { webhooks: Webhooks; stop(): Promise<void> } {
   const box = new SecretBox(config.encryptionKeys);
   const dispatcher = new WebhookDispatcher({
@@ -38,7 +35,8 @@ export function startWebhooks(
     allowPrivate: config.allowPrivate,
     concurrency: config.concurrency,
     pollMs: config.pollMs,
-    retentionDays: RETENTION_DAYS,
+    // Delivery rows are kept as the change log's entries are (CHANGE_LOG_RETENTION_DAYS).
+    retentionDays: options.retentionDays ?? 90,
     feed: options.feed,
   });
   const webhooks: Webhooks = { box, allowPrivate: config.allowPrivate, feed: options.feed, dispatcher };

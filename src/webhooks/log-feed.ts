@@ -1,0 +1,50 @@
+import type { DatabaseEngine } from '../db/engine.js';
+import { expiredBecause, readHead, readScope, type LoggedChange } from '../live/log-read.js';
+import { before, decodeCursor, encodeCursor, isAfter } from '../live/positions.js';
+import { logger } from '../observability/logger.js';
+import type { ChangeFeed, WebhookChange } from './feed.js';
+
+const webhookChange = (change: LoggedChange, organizationId: number): WebhookChange => ({
+  cursor: change.cursor,
+  kind: change.kind,
+  type: change.type,
+  rowId: change.rowId,
+  ...(change.rowIds && { rowIds: change.rowIds }),
+  whiteboardId: change.whiteboardId,
+  organizationId,
+  committedAt: change.committedAt,
+  actor: change.actor,
+});
+
+/**
+ * The change log as the webhook dispatcher reads it: each endpoint's cursor is a log cursor, and a
+ * read answers the organization's entries after it, below the horizon. An endpoint whose cursor the
+ * log cannot continue from (its changes are past retention: it was disabled longer than that) goes
+ * on from now, with a warning: its deliveries could not be made any more.
+ */
+export function logFeed(engine: () => DatabaseEngine): ChangeFeed {
+  const run: DatabaseEngine['queryRows'] = (sql, args) => engine().queryRows(sql, args);
+  return {
+    async head() {
+      const head = await readHead(run);
+      return encodeCursor({ identity: head.identity, ...before(head.horizon) });
+    },
+    async read(organizationId, after, limit) {
+      const cursor = decodeCursor(after, 'cursor');
+      const { head, changes } = await readScope(run, { organizationId }, cursor, limit);
+      const reached = before(head.horizon);
+      const now = encodeCursor({ identity: head.identity, ...reached });
+      const expired = expiredBecause(cursor, head);
+      if (expired) {
+        logger.warn({ organizationId, reason: expired }, 'webhooks: an endpoint cursor expired; it goes on from now');
+        return { changes: [], cursor: now };
+      }
+      const full = changes.length === limit;
+      return {
+        changes: changes.map((change) => webhookChange(change, organizationId)),
+        // Past what was read; a cursor past this read's horizon (another instance saw further) stays.
+        cursor: full ? changes[limit - 1].cursor : isAfter(cursor, reached) ? after : now,
+      };
+    },
+  };
+}
