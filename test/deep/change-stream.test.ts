@@ -60,7 +60,10 @@ describe('a subscriber across the loss of its instance', () => {
   it(`gets each of ${CHANGES} changes of ${WRITERS} writers once, in the log's order, resuming on another instance after SIGKILL`, async () => {
     const { end: start } = await logAfter(undefined);
     const received: string[] = [];
-    const onA = await subscribeSse(a.url, database.keys.viewer, organizationEvents, { id: organizationId, after: start });
+    const onA = await subscribeSse(a.url, database.keys.viewer, organizationEvents, {
+      id: organizationId,
+      after: start,
+    });
     let acknowledged = 0;
     const writers = Array.from({ length: WRITERS }, async (_, writer) => {
       for (let n = writer; n < CHANGES; n += WRITERS) {
@@ -99,7 +102,10 @@ describe('a subscriber across the loss of its instance', () => {
     // Everything since the database was made: the demo data's board changes and the 10,000 above.
     expect(missed.length).toBeGreaterThanOrEqual(CHANGES);
     const first = missed[0];
-    const stream = await subscribeSse(b.url, database.keys.viewer, organizationEvents, { id: organizationId, after: first });
+    const stream = await subscribeSse(b.url, database.keys.viewer, organizationEvents, {
+      id: organizationId,
+      after: first,
+    });
     const caughtUp: string[] = [];
     await readInto(stream, caughtUp, () => caughtUp.length >= missed.length - 1);
     stream.close();
