@@ -44,12 +44,15 @@ export async function execute<R, V>(gateway: Gateway, document: TypedDocumentStr
 
 /**
  * The WebSocket of subscriptions (graphql-transport-ws); browsers cannot set headers on it, so the key
- * or token goes in the connection parameters, read again at each connection.
+ * or token goes in the connection parameters, read again at each connection. It does not reconnect by
+ * itself: graphql-ws would subscribe again with the first variables, and the caller resumes with the
+ * cursor of the last event it got instead.
  */
 export function subscriptions(gateway: Gateway): Client {
   return createClient({
     url: `${gateway.url.replace(/^http/, 'ws')}/graphql`,
     connectionParams: () => gateway.credentials(),
+    retryAttempts: 0,
   });
 }
 

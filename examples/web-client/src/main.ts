@@ -27,24 +27,46 @@ async function rename(gateway: Gateway, rowId: number, name: string): Promise<vo
   }
 }
 
-/** Follows the organization's board events: a rename made anywhere shows here as it commits; answers how to stop. */
+/** How long the page waits before it subscribes again after the connection was lost. */
+const RECONNECT_MS = 1_000;
+
+/**
+ * Follows the organization's board events: a rename made anywhere shows here as it commits; answers
+ * how to stop. A lost connection (a laptop that slept, a deploy) is taken up again from the cursor of
+ * the last event shown, so nothing committed meanwhile is missed or shown twice.
+ */
 function followRenames(gateway: Gateway, organizationId: number): () => void {
-  const client = subscriptions(gateway);
-  const stop = subscribe(
-    client,
-    BoardEventsDocument,
-    { organizationId },
-    {
-      next: ({ organizationWhiteboardEvents: event }) => {
-        const name = 'node' in event && event.node && 'name' in event.node ? event.node.name : undefined;
-        if (name !== undefined && 'rowId' in event) showName(event.rowId, name);
-        const what = 'kind' in event ? `${event.kind} board ${event.rowId}` : 'event';
-        byId('events').prepend(el('li', {}, name === undefined ? what : `${what}: ${name}`));
+  let after: string | undefined;
+  let client = subscriptions(gateway);
+  let stop = () => {};
+  let stopped = false;
+  const follow = () => {
+    stop = subscribe(
+      client,
+      BoardEventsDocument,
+      { organizationId, after },
+      {
+        next: ({ organizationWhiteboardEvents: event }) => {
+          if ('cursor' in event) after = event.cursor;
+          const name = 'node' in event && event.node && 'name' in event.node ? event.node.name : undefined;
+          if (name !== undefined && 'rowId' in event) showName(event.rowId, name);
+          const what = 'kind' in event ? `${event.kind} board ${event.rowId}` : 'event';
+          byId('events').prepend(el('li', {}, name === undefined ? what : `${what}: ${name}`));
+        },
+        error: (error) => {
+          status(`Live updates: ${explain(error, gateway)}`);
+          // An error result (CURSOR_EXPIRED, say) leaves the stream open; a lost connection does not.
+          if (error instanceof GraphQLRequestError || stopped) return;
+          void client.dispose();
+          client = subscriptions(gateway);
+          setTimeout(() => stopped || follow(), RECONNECT_MS);
+        },
       },
-      error: (error) => status(`Live updates stopped: ${explain(error, gateway)}`),
-    },
-  );
+    );
+  };
+  follow();
   return () => {
+    stopped = true;
     stop();
     void client.dispose();
   };
