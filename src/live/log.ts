@@ -1,4 +1,5 @@
 import type { Client } from '../db/delegate.js';
+import { parameter, sql, statementOf, type SQL } from '../read-plans/sql.js';
 import type { ActionMethod, CredentialKind } from '../generated/prisma/enums.js';
 import { boardsOf, isOnBoard } from './board-of.js';
 import type { EventKind } from './events.js';
@@ -19,6 +20,46 @@ export interface Actor {
   credential: CredentialKind | null;
 }
 
+/** What an entry holds, as SQL: values of the change, or columns of the rows a statement wrote. */
+export interface EntryFields {
+  method: SQL;
+  userId: SQL;
+  credential: SQL;
+  /** The column's default (the statement's time) when not given. */
+  createdAt?: SQL;
+  entityType: SQL;
+  kind: SQL;
+  entityId: SQL;
+  organizationId: SQL;
+  whiteboardId: SQL;
+  /** MOVED: an int[] of every instance moved, on the one entry that tells of the move. */
+  rowIds?: SQL;
+}
+
+const entryColumns: Record<keyof EntryFields, string> = {
+  method: 'method',
+  userId: 'user_id',
+  credential: 'credential',
+  createdAt: 'created_at',
+  entityType: 'entity_type',
+  kind: 'kind',
+  entityId: 'entity_id',
+  organizationId: 'organization_id',
+  whiteboardId: 'whiteboard_id',
+  rowIds: 'row_ids',
+};
+
+/** The insert of one entry per row of `from`: the only place an entry of the log is written. */
+export function entriesInsert(entry: EntryFields, from: SQL): SQL {
+  const fields = Object.entries(entry) as [keyof EntryFields, SQL][];
+  const columns = fields.map(([field]) => sql.identifier(entryColumns[field]));
+  return sql`INSERT INTO ${sql.identifier(LOG_TABLE)} (${sql.join(columns, ', ')})
+  SELECT ${sql.join(
+    fields.map(([, value]) => value),
+    ', ',
+  )} FROM ${from}`;
+}
+
 /**
  * Writes the log's entries of the rows a change wrote, one per row, from inside its transaction:
  * each carries what its subscribers are told (the event's kind, the row's board).
@@ -31,54 +72,30 @@ export async function logChanges(
 ): Promise<void> {
   const { entityType } = change;
   const boards = isOnBoard(entityType) ? await boardsOf(tx, entityType, rows) : new Map<number, number>();
-  await tx.userActionLog.createMany({
-    data: rows.map((row) => ({
-      userId: actor.userId,
-      credential: actor.credential,
-      organizationId: row.organizationId,
-      method: change.method,
-      entityType,
-      entityId: row.id,
-      kind: change.event ?? kindOfMethod[change.method],
-      whiteboardId: boards.get(row.id) ?? null,
-    })),
-  });
-}
-
-/** SQL expressions of the entries a single statement writes, one per row of a CTE (e.g. `$6::text`, a column). */
-export interface EntrySql {
-  /** The user ($n::int), the time ($n::timestamp(3)) and the credential kind ($n::credential_kind). */
-  userId: string;
-  createdAt: string;
-  credential: string;
-  entityType: string;
-  kind: string;
-  /** Columns of the CTE's rows. */
-  entityId: string;
-  organizationId: string;
-  whiteboardId: string;
-  /** MOVED: an int[] of every instance moved, on the one entry that tells of the move. */
-  rowIds?: string;
-}
-
-const entryColumns: Record<keyof EntrySql, string> = {
-  userId: 'user_id',
-  createdAt: 'created_at',
-  credential: 'credential',
-  entityType: 'entity_type',
-  kind: 'kind',
-  entityId: 'entity_id',
-  organizationId: 'organization_id',
-  whiteboardId: 'whiteboard_id',
-  rowIds: 'row_ids',
-};
-
-/**
- * The insert of the entries (method UPDATE) of the rows a single statement wrote, the CTE `rows`:
- * the same entries as logChanges writes, from SQL.
- */
-export function entriesInsertSql(entry: EntrySql, rows: string): string {
-  const fields = Object.entries(entry) as [keyof EntrySql, string][];
-  return `INSERT INTO ${LOG_TABLE} (method, ${fields.map(([field]) => entryColumns[field]).join(', ')})
-  SELECT 'UPDATE', ${fields.map(([, value]) => value).join(', ')} FROM ${rows}`;
+  const written = sql`unnest(${parameter(
+    rows.map((row) => row.id),
+    'int[]',
+  )}, ${parameter(
+    rows.map((row) => row.organizationId),
+    'int[]',
+  )}, ${parameter(
+    rows.map((row) => boards.get(row.id) ?? null),
+    'int[]',
+  )}) AS written(id, organization_id, whiteboard_id)`;
+  const { text, values } = statementOf(
+    entriesInsert(
+      {
+        method: parameter(change.method, 'action_method'),
+        userId: parameter(actor.userId, 'int'),
+        credential: parameter(actor.credential, 'credential_kind'),
+        entityType: parameter(entityType, 'text'),
+        kind: parameter(change.event ?? kindOfMethod[change.method], 'text'),
+        entityId: sql`written.id`,
+        organizationId: sql`written.organization_id`,
+        whiteboardId: sql`written.whiteboard_id`,
+      },
+      written,
+    ),
+  );
+  await tx.$executeRawUnsafe(text, ...values);
 }

@@ -1,21 +1,26 @@
-import { keyAllows, permissions, roleAllows, type Action } from '../auth/roles.js';
-import {
-  type ModelName,
-  organizationPath,
-  visibleOrganizations,
-  type OrganizationScopedModel,
-} from '../auth/tenancy.js';
-import type { Principal } from '../auth/principal.js';
+import type { Action } from '../auth/roles.js';
+import { type ModelName, organizationPath, type OrganizationScopedModel } from '../auth/tenancy.js';
 import type { Columns, PlannedQuery, Row } from '../db/delegate.js';
-import { db } from '../db/index.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { EventKind } from '../live/events.js';
-import { entriesInsertSql } from '../live/log.js';
+import { entriesInsert } from '../live/log.js';
+import { parameter, sql, type SQL } from '../read-plans/sql.js';
 import { type Join, modelCatalog } from './model-catalog.js';
 import { authorize } from './changes.js';
 import { principalOf, type Context } from './context.js';
 import { notFound } from './errors.js';
 import { plannedRow } from './loaders.js';
+import {
+  answerColumns,
+  answerOf,
+  callerOf,
+  columnNameOf,
+  columnOf,
+  tableOf,
+  within,
+  written,
+  type Caller,
+} from './write-statement.js';
 
 /** One row changed by id, with what the caller must be allowed and what the action log and subscribers are told. */
 export interface RowUpdate<M extends OrganizationScopedModel> {
@@ -44,88 +49,88 @@ export interface Reference {
 
 const datamodel = getDatamodel().datamodel.models;
 
-export const tableOf = (model: ModelName) => `"${modelCatalog().get(model)!.table}"`;
-const columnNameOf = (model: ModelName, field: string) => modelCatalog().get(model)!.columns.get(field)?.name ?? field;
-export const columnOf = (model: ModelName, field: string) => `"${columnNameOf(model, field)}"`;
-
-/** The organization and board of the row aliased `alias`, and the joins that reach them along its ownership path (tenancy.ts). */
+/** The organization and board of the row aliased `row`, and the joins that reach them along its ownership path (tenancy.ts). */
 function ownership(model: OrganizationScopedModel, row: string) {
   const path = organizationPath(model);
-  const joins: string[] = [];
-  let [alias, current]: [string, ModelName] = [row, model];
-  let board = model === 'Whiteboard' ? `${row}.${columnOf(model, 'id')}` : 'NULL::int';
+  const joins: SQL[] = [];
+  let [alias, current]: [SQL, ModelName] = [sql.identifier(row), model];
+  let board = model === 'Whiteboard' ? columnOf(model, 'id', alias) : sql`NULL::int`;
   for (const [i, relation] of path.slice(0, -1).entries()) {
     const join: Join = modelCatalog().get(current)!.joins.get(relation)!;
-    const next = `${row}_${i + 1}`;
+    const next = sql.identifier(`${row}_${i + 1}`);
     joins.push(
-      `JOIN ${tableOf(join.target)} ${next} ON ${next}."${join.childColumn}" = ${alias}."${join.parentColumn}"`,
+      sql`JOIN ${tableOf(join.target)} ${next} ON ${next}.${sql.identifier(join.childColumn)} = ${alias}.${sql.identifier(join.parentColumn)}`,
     );
-    if (join.target === 'Whiteboard') board = `${next}.${columnOf(join.target, 'id')}`;
+    if (join.target === 'Whiteboard') board = columnOf(join.target, 'id', next);
     [alias, current] = [next, join.target];
   }
-  return { joins, organization: `${alias}.${columnOf(current, path[path.length - 1])}`, board };
+  return { joins, organization: columnOf(current, path[path.length - 1], alias), board };
 }
 
-/** Whether parameter `$n` names a row of `model` in the organization `organization` (the changed row's). */
-function referenceSql(model: OrganizationScopedModel, n: number, alias: string, organization: string): string {
+/** Whether `value` names a row of `model` in the organization `organization` (the changed row's). */
+function referenceSql(model: OrganizationScopedModel, value: SQL, alias: string, organization: SQL): SQL {
   const reached = ownership(model, alias);
-  const from = [`${tableOf(model)} ${alias}`, ...reached.joins].join(' ');
-  return `EXISTS (SELECT FROM ${from} WHERE ${alias}.${columnOf(model, 'id')} = $${n} AND ${reached.organization} = ${organization})`;
+  return sql`EXISTS (SELECT FROM ${tableOf(model)} ${sql.identifier(alias)} ${sql.join(reached.joins, ' ')}
+    WHERE ${columnOf(model, 'id', sql.identifier(alias))} = ${value} AND ${reached.organization} = ${organization})`;
 }
 
-// Parameters: $1 row id, $2 and $3 the organizations whose rows the caller may see and may change
-// (null: all), $4 the user, $5 the time, $6 the entity type, $7 the event kind, $8 the caller's
-// credential kind, $9... the columns.
-function statementText(model: OrganizationScopedModel, columns: string[], references: Reference[]): string {
+/**
+ * The statement of one row's update: the row found under the caller's tenancy with its organization,
+ * board and each reference's check; the update where the caller may change it and every reference
+ * holds; its change log entry. Answers the row's organization, whether it was written (`logged`), the
+ * written row as JSON, and each reference's check (`ok0`, `ok1`...).
+ */
+function updateStatement<M extends OrganizationScopedModel>(
+  update: RowUpdate<M>,
+  caller: Caller,
+  columns: string[],
+): SQL {
+  const { model } = update;
   const { joins, organization, board } = ownership(model, 't');
-  const id = columnOf(model, 'id');
-  const checks = references.map(
-    (reference, i) =>
-      `${referenceSql(reference.model, columns.indexOf(reference.column) + 9, `r${i}`, organization)} AS ok${i}`,
-  );
+  const values = new Map(columns.map((column) => [column, written(update.data[column as keyof Columns<M>])]));
+  const checks = (update.references ?? []).map((reference, i): [string, SQL] => [
+    `ok${i}`,
+    referenceSql(reference.model, values.get(reference.column)!, `r${i}`, organization),
+  ]);
   const updatedAt = datamodel[model].fields.find((field) => field.isUpdatedAt && !columns.includes(field.name));
   const assignments = [
-    ...columns.map((column, i) => `${columnOf(model, column)} = $${i + 9}`),
-    ...(updatedAt ? [`${columnOf(model, updatedAt.name)} = $5::timestamp(3)`] : []),
+    ...columns.map((column) => sql`${sql.identifier(columnNameOf(model, column))} = ${values.get(column)!}`),
+    ...(updatedAt ? [sql`${sql.identifier(columnNameOf(model, updatedAt.name))} = ${caller.at}`] : []),
   ];
-  const logged = entriesInsertSql(
+  const id = (alias: SQL) => columnOf(model, 'id', alias);
+  const logged = entriesInsert(
     {
-      userId: '$4::int',
-      createdAt: '$5::timestamp(3)',
-      credential: '$8::credential_kind',
-      entityType: '$6::text',
-      kind: '$7::text',
-      entityId: 'id',
-      organizationId: 'organization_id',
-      whiteboardId: 'whiteboard_id',
+      method: sql`'UPDATE'::action_method`,
+      userId: caller.user,
+      createdAt: caller.at,
+      credential: caller.credential,
+      entityType: parameter(update.entityType, 'text'),
+      kind: parameter(update.event ?? 'UPDATED', 'text'),
+      entityId: sql`id`,
+      organizationId: sql`organization_id`,
+      whiteboardId: sql`whiteboard_id`,
     },
-    'written',
+    sql`written`,
   );
-  return `WITH target AS (
-  SELECT ${[`t.${id} AS id`, `${organization} AS organization_id`, `${board} AS whiteboard_id`, ...checks].join(', ')}
-  FROM ${[`${tableOf(model)} t`, ...joins].join(' ')}
-  WHERE t.${id} = $1 AND ($2::int[] IS NULL OR ${organization} = ANY($2::int[]))
+  const holds = checks.map(([name]) => sql` AND target.${sql.identifier(name)}`);
+  return sql`WITH target AS (
+  SELECT ${answerColumns([['id', id(sql`t`)], ['organization_id', organization], ['whiteboard_id', board], ...checks])}
+  FROM ${tableOf(model)} t ${sql.join(joins, ' ')}
+  WHERE ${id(sql`t`)} = ${parameter(update.rowId, 'int')} AND ${within(caller.visible, organization)}
 ), written AS (
-  UPDATE ${tableOf(model)} AS w SET ${assignments.join(', ')}
-  FROM target WHERE w.${id} = target.id AND ($3::int[] IS NULL OR target.organization_id = ANY($3::int[]))${checks.map((_, i) => ` AND target.ok${i}`).join('')}
+  UPDATE ${tableOf(model)} AS w SET ${sql.join(assignments, ', ')}
+  FROM target WHERE ${id(sql`w`)} = target.id AND ${within(caller.allowed, sql`target.organization_id`)}${sql.join(holds, '')}
   RETURNING target.*, row_to_json(w)::text AS row
 ), logged AS (
   ${logged} RETURNING 1
 )
-SELECT ${['target.organization_id', '(SELECT count(*) FROM logged)::int', '(SELECT row FROM written)', ...checks.map((_, i) => `target.ok${i}`)].join(', ')} FROM target`;
+SELECT ${answerColumns([
+    ['organizationId', sql`target.organization_id`],
+    ['logged', sql`(SELECT count(*) FROM logged)::int`],
+    ['row', sql`(SELECT row FROM written)`],
+    ...checks.map(([name]): [string, SQL] => [name, sql`target.${sql.identifier(name)}`]),
+  ])} FROM target`;
 }
-
-const statements = new Map<string, string>();
-
-/** The organizations in which the caller's key and role allow `action`; undefined: all (a platform admin). */
-export function allowedOrganizations(principal: Principal, action: Action): number[] | undefined {
-  if (!keyAllows(principal.permission, permissions[action].key)) return [];
-  if (principal.isAdmin) return undefined;
-  return [...principal.roles].filter(([, role]) => roleAllows(role, action)).map(([organization]) => organization);
-}
-
-// A timestamp without time zone ignores the zone of its text: an ISO string stores the UTC time, as Prisma does.
-export const parameter = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 
 /** A written row as Prisma reads it, from its JSON object: field names for column names, DateTime as Date (stored in UTC). */
 export function rowOf<M extends OrganizationScopedModel>(model: M, columns: Record<string, unknown>): Row<M> {
@@ -144,8 +149,8 @@ export function rowOf<M extends OrganizationScopedModel>(model: M, columns: Reco
 
 /**
  * Updates one row by id as one statement, which is its own transaction: the tenancy and role checks
- * (from the caller's principal, as findForChange and authorize read it), the update, its action log
- * entry in the change log (read by the instances once it commits); answers the written row. A refusal changes
+ * (from the caller's principal, as findForChange and authorize read it), the update, its entry in the
+ * change log (read by the instances once it commits); answers the written row. A refusal changes
  * nothing and answers as those checks do, in their order: NOT_FOUND for a row the caller may not
  * see, FORBIDDEN for one it may not change, the reference's own refusal for a row of another organization.
  */
@@ -155,26 +160,17 @@ export async function updateRow<M extends OrganizationScopedModel>(
 ): Promise<Row<M>> {
   const principal = principalOf(ctx);
   const columns = Object.keys(update.data).filter((column) => update.data[column as keyof Columns<M>] !== undefined);
-  const references = update.references ?? [];
-  const key = `${update.model}:${columns.join(',')}:${references.map((reference) => reference.column).join(',')}`;
-  let sql = statements.get(key);
-  if (!sql) statements.set(key, (sql = statementText(update.model, columns, references)));
-  const values = columns.map((column) => parameter(update.data[column as keyof Columns<M>]));
-  const [row] = await db().queryRows(sql, [
-    update.rowId,
-    visibleOrganizations(principal) ?? null,
-    allowedOrganizations(principal, update.action) ?? null,
-    principal.userId,
-    new Date().toISOString(),
-    update.entityType,
-    update.event ?? 'UPDATED',
-    principal.credential,
-    ...values,
+  const checks = (update.references ?? []).map((_, i) => `ok${i}`);
+  const answer = await answerOf(updateStatement(update, callerOf(principal, update.action), columns), [
+    'organizationId',
+    'logged',
+    'row',
+    ...checks,
   ]);
-  if (!row) throw notFound(update.label);
-  if (row[1] === 1) return rowOf(update.model, JSON.parse(row[2] as string));
-  authorize(ctx, update.action, row[0] as number);
-  const refused = references.find((_, i) => row[3 + i] !== true);
+  if (!answer) throw notFound(update.label);
+  if (answer.logged === 1) return rowOf(update.model, JSON.parse(answer.row as string));
+  authorize(ctx, update.action, answer.organizationId as number);
+  const refused = update.references?.find((_, i) => answer[`ok${i}`] !== true);
   if (refused) throw refused.refused();
   // Allowed yet not written: the row went between the check and the update.
   throw notFound(update.label);

@@ -1,13 +1,23 @@
-import { visibleOrganizations } from '../../auth/tenancy.js';
 import type { PlannedQuery, Row } from '../../db/delegate.js';
-import { db, prisma } from '../../db/index.js';
-import { entriesInsertSql } from '../../live/log.js';
+import { prisma } from '../../db/index.js';
+import { entriesInsert } from '../../live/log.js';
+import { parameter, sql, type SQL } from '../../read-plans/sql.js';
 import { builder } from '../builder.js';
 import { authorize } from '../changes.js';
 import { principalOf, type Context } from '../context.js';
 import { cleanValues, fieldsOf, inputField, rowTargetFields, targetRowId } from '../crud.js';
 import { badUserInput, notFound } from '../errors.js';
-import { allowedOrganizations, columnOf, parameter, rowOf, tableOf } from '../row-update.js';
+import { rowOf } from '../row-update.js';
+import {
+  answerColumns,
+  answerOf,
+  callerOf,
+  columnNameOf,
+  columnOf,
+  tableOf,
+  within,
+  type Caller,
+} from '../write-statement.js';
 import { instancePlacement } from './mutations.js';
 
 /** Most instances one move may name: a selection an editor drags, written by one statement. */
@@ -18,55 +28,74 @@ const action = 'editContent';
 const placement = fieldsOf<typeof model>(instancePlacement);
 const sqlTypes: Record<string, string> = { Float: 'float8', Int: 'int' };
 
-// Parameters: $1 the board, $2 and $3 the organizations whose rows the caller may see and may change
-// (null: all), $4 the user, $5 the time, $6 the instances' ids, $7 the caller's credential kind, $8...
-// one array per placement column (null where an instance keeps its value). The found instances are locked in id order before any is
-// written, so that one deleted meanwhile stops the whole move and two moves never deadlock.
-function statementText(): string {
+/**
+ * The statement of a move: the board under the caller's tenancy and role; the instances named, found
+ * on it and locked in id order before any is written (so that one deleted meanwhile stops the whole
+ * move, and two moves never deadlock); the updates, only when every instance was found; an entry per
+ * instance in the change log, the first of which tells the move and names them all. Answers the
+ * board's organization, the first item not on the board (`missing`, from 1), the written rows (JSON).
+ */
+function moveStatement(whiteboardId: number, moves: Move[], caller: Caller): SQL {
   const instance = tableOf(model);
-  const arrays = placement.map(([, spec], i) => `$${i + 8}::${sqlTypes[spec.type as string]}[]`);
-  const assignments = [
-    ...placement.map(([name], i) => `${columnOf(model, name)} = COALESCE(m.c${i}, w.${columnOf(model, name)})`),
-    `${columnOf(model, 'updatedAt')} = $5::timestamp(3)`,
-  ];
-  // One entry per instance for the action log; the first names them all and tells the move, once.
-  const logged = entriesInsertSql(
-    {
-      userId: '$4::int',
-      createdAt: '$5::timestamp(3)',
-      credential: '$7::credential_kind',
-      entityType: `'${model}'::text`,
-      kind: `CASE WHEN n = 1 THEN 'MOVED' END`,
-      entityId: 'id',
-      organizationId: 'organization_id',
-      whiteboardId: 'whiteboard_id',
-      rowIds: `CASE WHEN n = 1 THEN (SELECT array_agg(id ORDER BY n) FROM written) END`,
-    },
-    'written',
+  // One array per placement column, null where an instance keeps its value.
+  const arrays = placement.map(([name, spec]) =>
+    parameter(
+      moves.map((move) => (move.data[name] ?? null) as number | null),
+      `${sqlTypes[spec.type as string]}[]`,
+    ),
   );
-  return `WITH board AS (
-  SELECT b.id, b.organization_id, ($3::int[] IS NULL OR b.organization_id = ANY($3::int[])) AS allowed
-  FROM ${tableOf('Whiteboard')} b WHERE b.id = $1 AND ($2::int[] IS NULL OR b.organization_id = ANY($2::int[]))
+  const changed = placement.map((_, i) => sql.identifier(`c${i}`));
+  const assignments = [
+    ...placement.map(
+      ([name], i) =>
+        sql`${sql.identifier(columnNameOf(model, name))} = COALESCE(m.${changed[i]}, ${columnOf(model, name, sql`w`)})`,
+    ),
+    sql`${sql.identifier(columnNameOf(model, 'updatedAt'))} = ${caller.at}`,
+  ];
+  const ids = parameter(
+    moves.map((move) => move.rowId),
+    'int[]',
+  );
+  const logged = entriesInsert(
+    {
+      method: sql`'UPDATE'::action_method`,
+      userId: caller.user,
+      createdAt: caller.at,
+      credential: caller.credential,
+      entityType: parameter(model, 'text'),
+      kind: sql`CASE WHEN n = 1 THEN 'MOVED' END`,
+      entityId: sql`id`,
+      organizationId: sql`organization_id`,
+      whiteboardId: sql`whiteboard_id`,
+      rowIds: sql`CASE WHEN n = 1 THEN (SELECT array_agg(id ORDER BY n) FROM written) END`,
+    },
+    sql`written`,
+  );
+  return sql`WITH board AS (
+  SELECT b.id, b.organization_id, ${within(caller.allowed, sql`b.organization_id`)} AS allowed
+  FROM ${tableOf('Whiteboard')} b WHERE b.id = ${parameter(whiteboardId, 'int')} AND ${within(caller.visible, sql`b.organization_id`)}
 ), moves AS (
-  SELECT * FROM unnest($6::int[], ${arrays.join(', ')}) WITH ORDINALITY AS m(id, ${placement.map((_, i) => `c${i}`).join(', ')}, n)
+  SELECT * FROM unnest(${ids}, ${sql.join(arrays, ', ')}) WITH ORDINALITY AS m(id, ${sql.join(changed, ', ')}, n)
 ), found AS MATERIALIZED (
   SELECT i.id FROM ${instance} i
-  JOIN ${tableOf('WhiteboardObject')} o ON o.id = i.${columnOf(model, 'objectId')}
-  JOIN board ON board.allowed AND o.${columnOf('WhiteboardObject', 'whiteboardId')} = board.id
-  WHERE i.id = ANY($6::int[]) ORDER BY i.id FOR UPDATE OF i
+  JOIN ${tableOf('WhiteboardObject')} o ON o.id = ${columnOf(model, 'objectId', sql`i`)}
+  JOIN board ON board.allowed AND ${columnOf('WhiteboardObject', 'whiteboardId', sql`o`)} = board.id
+  WHERE i.id = ANY(${ids}) ORDER BY i.id FOR UPDATE OF i
 ), missing AS (
   SELECT min(n)::int AS n FROM moves WHERE id NOT IN (SELECT id FROM found)
 ), written AS (
-  UPDATE ${instance} AS w SET ${assignments.join(', ')}
+  UPDATE ${instance} AS w SET ${sql.join(assignments, ', ')}
   FROM moves m, board WHERE w.id = m.id AND (SELECT n FROM missing) IS NULL
   RETURNING m.n, w.id, board.organization_id, board.id AS whiteboard_id, row_to_json(w) AS row
 ), logged AS (
   ${logged}
 )
-SELECT board.organization_id, (SELECT n FROM missing), (SELECT json_agg(row ORDER BY n) FROM written)::text FROM board`;
+SELECT ${answerColumns([
+    ['organizationId', sql`board.organization_id`],
+    ['missing', sql`(SELECT n FROM missing)`],
+    ['rows', sql`(SELECT json_agg(row ORDER BY n) FROM written)::text`],
+  ])} FROM board`;
 }
-
-let statement: string | undefined;
 
 interface Move {
   rowId: number;
@@ -108,21 +137,18 @@ function checkedMoves(instances: MoveInput[]): Move[] {
  * for one it may not change, BAD_USER_INPUT at the first instance that is not on the board.
  */
 async function moveInstances(ctx: Context, whiteboardId: number, moves: Move[]): Promise<Row<typeof model>[]> {
-  const principal = principalOf(ctx);
-  const [row] = await db().queryRows((statement ??= statementText()), [
-    whiteboardId,
-    visibleOrganizations(principal) ?? null,
-    allowedOrganizations(principal, action) ?? null,
-    principal.userId,
-    new Date().toISOString(),
-    moves.map((move) => move.rowId),
-    principal.credential,
-    ...placement.map(([name]) => moves.map((move) => parameter(move.data[name] ?? null))),
+  const answer = await answerOf(moveStatement(whiteboardId, moves, callerOf(principalOf(ctx), action)), [
+    'organizationId',
+    'missing',
+    'rows',
   ]);
-  if (!row) throw notFound('Whiteboard');
-  const [organizationId, missing, written] = row as [number, number | null, string | null];
-  if (written !== null)
-    return (JSON.parse(written) as Record<string, unknown>[]).map((columns) => rowOf(model, columns));
+  if (!answer) throw notFound('Whiteboard');
+  const { organizationId, missing, rows } = answer as {
+    organizationId: number;
+    missing: number | null;
+    rows: string | null;
+  };
+  if (rows !== null) return (JSON.parse(rows) as Record<string, unknown>[]).map((columns) => rowOf(model, columns));
   authorize(ctx, action, organizationId);
   // Allowed, every instance on the board, yet nothing written: the board went between the check and the update.
   if (missing === null) throw notFound('Whiteboard');

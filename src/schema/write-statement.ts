@@ -1,0 +1,79 @@
+import { keyAllows, permissions, roleAllows, type Action } from '../auth/roles.js';
+import type { Principal } from '../auth/principal.js';
+import { visibleOrganizations, type ModelName } from '../auth/tenancy.js';
+import { db } from '../db/index.js';
+import { parameter, sql, statementOf, type SQL } from '../read-plans/sql.js';
+import { modelCatalog } from './model-catalog.js';
+
+/*
+ * The one-statement writes (a row's update, a batch of moves) are built from pg-sql2 fragments, as
+ * the read planner's statements are: identifiers quoted and values numbered by the builder alone,
+ * and answers read by the names the statement gives its columns.
+ */
+
+/** A model's table, quoted. */
+export const tableOf = (model: ModelName): SQL => sql.identifier(modelCatalog().get(model)!.table);
+
+/** The column name of a model's field. */
+export const columnNameOf = (model: ModelName, field: string) =>
+  modelCatalog().get(model)!.columns.get(field)?.name ?? field;
+
+/** `alias.column` of a model's field, quoted. */
+export const columnOf = (model: ModelName, field: string, alias: SQL): SQL =>
+  sql`${alias}.${sql.identifier(columnNameOf(model, field))}`;
+
+/** The organizations in which the caller's key and role allow `action`; undefined: all (a platform admin). */
+export function allowedOrganizations(principal: Principal, action: Action): number[] | undefined {
+  if (!keyAllows(principal.permission, permissions[action].key)) return [];
+  if (principal.isAdmin) return undefined;
+  return [...principal.roles].filter(([, role]) => roleAllows(role, action)).map(([organization]) => organization);
+}
+
+/** What every write statement takes of its caller: who writes, when, how signed in, and where it may see and change rows. */
+export interface Caller {
+  user: SQL;
+  at: SQL;
+  credential: SQL;
+  /** The organizations whose rows the caller may see, and those it may change by `action` (NULL: all). */
+  visible: SQL;
+  allowed: SQL;
+}
+
+export function callerOf(principal: Principal, action: Action): Caller {
+  return {
+    user: parameter(principal.userId, 'int'),
+    // A timestamp without time zone ignores the zone of its text: an ISO string stores the UTC time, as Prisma does.
+    at: parameter(new Date().toISOString(), 'timestamp(3)'),
+    credential: parameter(principal.credential, 'credential_kind'),
+    visible: parameter(visibleOrganizations(principal) ?? null, 'int[]'),
+    allowed: parameter(allowedOrganizations(principal, action) ?? null, 'int[]'),
+  };
+}
+
+/** `organization` is one of `organizations` (NULL: any). */
+export const within = (organizations: SQL, organization: SQL): SQL =>
+  sql`(${organizations} IS NULL OR ${organization} = ANY(${organizations}))`;
+
+/**
+ * Runs a statement whose answer is one row (or none) with the columns `names`, in that order, and
+ * answers that row by name.
+ */
+export async function answerOf<N extends string>(
+  statement: SQL,
+  names: readonly N[],
+): Promise<Record<N, unknown> | undefined> {
+  const { text, values } = statementOf(statement);
+  const [row] = await db().queryRows(text, values);
+  return row && (Object.fromEntries(names.map((name, i) => [name, row[i]])) as Record<N, unknown>);
+}
+
+/** The select list of an answer: each fragment as the name it is read by. */
+export const answerColumns = (columns: [name: string, value: SQL][]): SQL =>
+  sql.join(
+    columns.map(([name, value]) => sql`${value} AS ${sql.identifier(name)}`),
+    ', ',
+  );
+
+// A written value in a parameter: a Date as its ISO text (stored as UTC, as Prisma does).
+export const written = (value: unknown): SQL =>
+  sql.value((value instanceof Date ? value.toISOString() : value) as Parameters<typeof sql.value>[0]);
