@@ -230,8 +230,8 @@ function auditedTable(results: CaseResult[]): string[] {
         server === 'gateway' ? `${r.case.id}. ${r.case.title}` : '',
         serverNames[server],
         rps(s),
-        fixed(s.p50, 1),
-        fixed(s.p99, 1),
+        fixed(s.p50),
+        fixed(s.p99),
         fixed(s.cpu.serverMs, 3),
         executionCell(s),
         statementCell(s),
@@ -336,14 +336,16 @@ export function settingsGiven(): string {
   );
 }
 
-function command(config: BenchConfig, requestCases: boolean): string {
+function command(config: BenchConfig, results: CaseResult[]): string {
   const settings = settingsGiven();
-  if (!requestCases) return `\`${settings}npm run bench\``;
+  if (!results.length) return `\`${settings}npm run bench\``;
+  const audited = results.filter((r) => r.audited.length).map((r) => r.case.id);
+  const servers = `gateway, peer${audited.length ? `, audited peer (${audited.join(', ')})` : ''} and floor`;
   const clients =
     config.mode === 'sequential'
       ? 'one client sending its requests in sequence'
       : `${config.connections} connections${config.mode === 'pinned' ? ', PostgreSQL pinned to CPU 0 and the servers and the load generator to CPU 1' : ''}`;
-  return `\`${settings}npm run bench\` - per case gateway, peer and floor in turn, ${roundCount(config.rounds)}; each ${config.duration} s measured after ${config.warmup} s of warm-up, ${clients}, pools of ${config.poolSize}, ${config.samples} sampled requests per case; PostgreSQL ${config.ownServer ? "a cluster of the bench's own (pg_stat_statements loaded, fsync on)" : 'of DATABASE_URL'}`;
+  return `\`${settings}npm run bench\` - per case ${servers} in turn, ${roundCount(config.rounds)}; each ${config.duration} s measured after ${config.warmup} s of warm-up, ${clients}, pools of ${config.poolSize}, ${config.samples} sampled requests per case; PostgreSQL ${config.ownServer ? "a cluster of the bench's own (pg_stat_statements loaded, fsync on)" : 'of DATABASE_URL'}`;
 }
 
 function liveSection(live: LiveResult): string {
@@ -392,7 +394,7 @@ export function renderResults(report: RunReport): string {
   const notes = report.results.flatMap((r) => r.notes.map((note) => `- ${r.case.id}: ${note}`));
   return [
     machine(report),
-    `- command: ${command(report.config, report.results.length > 0)}`,
+    `- command: ${command(report.config, report.results)}`,
     `- data set: loaded in ${fixed(dataset.seconds, 1)} s - ${rows}`,
     `- authentication: ${report.auth}`,
     '',
