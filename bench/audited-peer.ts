@@ -3,12 +3,14 @@
  * does for every whiteboard row written what the gateway's writes do: the change log entry of
  * src/live/log.ts in the write's own transaction, and a notification for subscribers (`pg_notify`),
  * as a PostGraphile deployment with an audit trail and subscriptions would. The user of the entry is
- * the setting `bench.user_id`, which the peer's pgSettings sets per request (bench/peer/server.mjs).
+ * the setting `bench.user_id`, which the peer's pgSettings set per request (bench/peer/server.mjs),
+ * or its connections at their start (BENCH_AUDITED_USER, config.ts).
  *
  * A copy rather than a trigger on the bench database that asks a setting whether to log: there every
  * write of the gateway and of the bare peer would call the trigger, and their figures would change.
  */
 import pg from 'pg';
+import type { AuditedUserSource } from './config.js';
 import { copyBenchDatabase, type BenchDatabase } from './database.js';
 import { startPeer } from './peer-setup.js';
 
@@ -63,7 +65,19 @@ export async function createAuditedDatabase(adminUrl: string, source: BenchDatab
   };
 }
 
-/** The peer over the audited copy; its entries name `userId` (the owner of key 0, whose requests the gateway's are). */
-export function startAuditedPeer(env: Record<string, string>, database: AuditedDatabase, userId: number) {
-  return startPeer({ ...env, DATABASE_URL: database.url, BENCH_PEER_USER_ID: String(userId) }, 'audited peer');
+/**
+ * The peer over the audited copy; its entries name `userId` (the owner of key 0, whose requests the
+ * gateway's are), set by its pgSettings per request or by its connections' startup options.
+ */
+export function startAuditedPeer(
+  env: Record<string, string>,
+  database: AuditedDatabase,
+  userId: number,
+  source: AuditedUserSource,
+) {
+  if (source === 'request')
+    return startPeer({ ...env, DATABASE_URL: database.url, BENCH_PEER_USER_ID: String(userId) }, 'audited peer');
+  const url = new URL(database.url);
+  url.searchParams.set('options', `-c bench.user_id=${userId}`);
+  return startPeer({ ...env, DATABASE_URL: url.toString() }, 'audited peer');
 }

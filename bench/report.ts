@@ -214,7 +214,7 @@ function costTable(results: CaseResult[]): string {
  * The writes side by side with the audited peer, whose trigger does what the gateway's write does
  * besides the update (its change log entry, a notification): the fair comparison of a write.
  */
-function auditedTable(results: CaseResult[]): string[] {
+function auditedTable({ results, config }: RunReport): string[] {
   const audited = results.filter((r) => r.audited.length);
   if (!audited.length) return [];
   const lines = [
@@ -243,7 +243,7 @@ function auditedTable(results: CaseResult[]): string[] {
   return [
     lines.join('\n'),
     '',
-    "The writes against the audited peer: PostGraphile as the peer, over a copy of the bench database in which an `AFTER INSERT OR UPDATE OR DELETE ... FOR EACH ROW` trigger on `whiteboard` (plpgsql, bench/audited-peer.ts) writes the change log entry the gateway writes (user, credential `API_KEY`, method, entity, organization, kind, board) and calls `pg_notify('whiteboard', ...)`; the user is `bench.user_id`, which the peer's pgSettings sets per request (key 0's owner: the peer's requests carry no credential). Its CPU and PG ms/req are those of its copy's backends and statements; PG ms/req counts top-level statements only, and the trigger's time is inside that of the statement that fired it.",
+    `The writes against the audited peer: PostGraphile as the peer, over a copy of the bench database in which an \`AFTER INSERT OR UPDATE OR DELETE ... FOR EACH ROW\` trigger on \`whiteboard\` (plpgsql, bench/audited-peer.ts) writes the change log entry the gateway writes (user, credential \`API_KEY\`, method, entity, organization, kind, board) and calls \`pg_notify('whiteboard', ...)\`; the user is \`bench.user_id\` (key 0's owner: the peer's requests carry no credential), ${config.auditedUser === 'request' ? "which the peer's pgSettings set per request (so PostGraphile wraps each of its statements in `BEGIN`, `set_config`, `COMMIT`)" : 'which its connections set once at their start (`BENCH_AUDITED_USER=connection`: the trigger alone)'}. Its CPU and PG ms/req are those of its copy's backends and statements; PG ms/req counts top-level statements only, and the trigger's time is inside that of the statement that fired it.`,
     '',
   ];
 }
@@ -379,7 +379,7 @@ function requestSection(report: RunReport): string[] {
       "Other CPU: the highest share of the machine that processes outside the measurement used during that server's runs (the bench first waits up to 60 s for it to fall under 5%); a high share means a disturbed figure.",
     ].join(' '),
     '',
-    ...auditedTable(report.results),
+    ...auditedTable(report),
     `Answers checked before the load, ${report.config.samples} requests per case, equal to the gateway's (the floor's JSON exactly, the peer's values in order): ${checked.length ? checked.join('; ') : 'none'}.`,
     '',
   ];

@@ -35,7 +35,7 @@ PostgreSQL cluster of its own (pg_stat_statements loaded), or a database of its 
 DATABASE_URL, and writes the results table into BENCHMARKS.md. Settings: BENCH_MODE (load, sequential
 or pinned), BENCH_DURATION (10 s), BENCH_WARMUP (3 s),
 BENCH_CONNECTIONS (32), BENCH_ROUNDS (3), BENCH_SAMPLES (20), BENCH_CASES (a,b,...), DATABASE_POOL_SIZE (10),
-BENCH_GATEWAY_NODE (24, 22 or path), BENCH_PROFILE_DIR, BENCH_ROW_LEVEL_SECURITY, BENCH_OUTPUT (- prints only). BENCHMARKS.md
+BENCH_GATEWAY_NODE (24, 22 or path), BENCH_AUDITED_USER (request or connection), BENCH_PROFILE_DIR, BENCH_ROW_LEVEL_SECURITY, BENCH_OUTPUT (- prints only). BENCHMARKS.md
 describes them.
 `);
 
@@ -298,7 +298,8 @@ async function main(): Promise<void> {
       readyPath: '/health',
     });
     // Key 0's owner: the gateway's renames are key 0's.
-    const auditedPeer = auditedDatabase && (await startAuditedPeer(env, auditedDatabase, ownerOf(1)));
+    const auditedPeer =
+      auditedDatabase && (await startAuditedPeer(env, auditedDatabase, ownerOf(1), config.auditedUser));
     await Promise.all([pin(peer), pin(floor), ...(auditedPeer ? [pin(auditedPeer)] : [])]);
     log(`peer ${peer.url} (pid ${peer.pid}, ${runtimes.peer}), floor ${floor.url} (pid ${floor.pid})`);
     const all = await buildCases(gateway.url, keys, peer.url);
@@ -314,7 +315,8 @@ async function main(): Promise<void> {
       own: new OwnProcesses(postgres.adminUrl, auditedDatabase!.name, pids),
       execution: postgres.statementStats ? executionTime(postgres, auditedDatabase!.name) : undefined,
     };
-    if (auditedPeer) log(`audited peer ${auditedPeer.url} (pid ${auditedPeer.pid})`);
+    if (auditedPeer)
+      log(`audited peer ${auditedPeer.url} (pid ${auditedPeer.pid}, its user set per ${config.auditedUser})`);
     for (const entry of cases)
       results.push(await runCase(entry, { gateway, peer, floor, audited, keys }, own, execution));
     await peer.stop();
