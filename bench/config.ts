@@ -11,6 +11,15 @@ import type { LiveSettings } from './live.js';
 export const benchModes = ['load', 'sequential', 'pinned'] as const;
 export type BenchMode = (typeof benchModes)[number];
 
+/**
+ * Where the audited peer's trigger finds its user: `request`, set by the peer's pgSettings per
+ * request (PostGraphile then wraps its statements in a transaction with set_config, as a deployment
+ * that knows its users does); `connection`, once per connection, so that the trigger's cost is
+ * measured alone.
+ */
+export const auditedUserSources = ['request', 'connection'] as const;
+export type AuditedUserSource = (typeof auditedUserSources)[number];
+
 /** In the pinned mode: the CPU of the bench's PostgreSQL, and the one of everything else. */
 export const pinnedCpus = { database: 0, servers: 1 } as const;
 
@@ -46,6 +55,8 @@ export interface BenchConfig {
    * @default false
    */
   rowLevelSecurity: boolean;
+  /** @default request */
+  auditedUser: AuditedUserSource;
   /** Where the results table goes (between its markers; the rest of the file is kept). @default BENCHMARKS.md */
   output: string | undefined;
 }
@@ -70,6 +81,9 @@ export function loadBenchConfig(): BenchConfig {
   const ownServer = !process.env.DATABASE_URL;
   if (mode === 'pinned' && !ownServer)
     throw new Error("BENCH_MODE=pinned pins the bench's own PostgreSQL: leave DATABASE_URL unset");
+  const auditedUser = (process.env.BENCH_AUDITED_USER || 'request') as AuditedUserSource;
+  if (!auditedUserSources.includes(auditedUser))
+    throw new Error(`BENCH_AUDITED_USER can be ${auditedUserSources.join(', ')}, got "${auditedUser}"`);
   if (!gatewayNodes.includes(gatewayNode as GatewayNode))
     throw new Error(`BENCH_GATEWAY_NODE can be ${gatewayNodes.join(', ')}, got "${gatewayNode}"`);
   return {
@@ -93,6 +107,7 @@ export function loadBenchConfig(): BenchConfig {
       warmup,
     },
     rowLevelSecurity: ['1', 'true', 'yes', 'on'].includes((process.env.BENCH_ROW_LEVEL_SECURITY ?? '').toLowerCase()),
+    auditedUser,
     // BENCH_OUTPUT=- prints only, so a quick trial run does not overwrite the recorded figures.
     output: output === '-' ? undefined : output,
   };

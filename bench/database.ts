@@ -18,7 +18,7 @@ async function leftovers(admin: pg.Client): Promise<string[]> {
     `SELECT datname FROM pg_database d WHERE datname ~ '^bench_[0-9a-z]+_[0-9]+$'
        AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
   );
-  return rows.map((row) => row.datname).filter((name) => !isAlive(Number(name.split('_')[2])));
+  return rows.map((row) => row.datname).filter((name) => !isAlive(Number(name.split('_').at(-1))));
 }
 
 /**
@@ -55,6 +55,29 @@ export async function createBenchDatabase(adminUrl: string, owner?: string): Pro
   } finally {
     await admin.end();
   }
+}
+
+/**
+ * A copy of the bench database `source` (CREATE DATABASE ... TEMPLATE, so nobody may be connected to
+ * it), named after it with `tag` (letters) before the pid, so that a later run drops it too.
+ */
+export async function copyBenchDatabase(
+  adminUrl: string,
+  source: BenchDatabase,
+  tag: string,
+): Promise<Pick<BenchDatabase, 'name' | 'url'>> {
+  const name = source.name.replace(/_(\d+)$/, `${tag}_$1`);
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${source.name}"`);
+  } finally {
+    await admin.end();
+  }
+  onCleanup(`drop database ${name}`, () => dropDatabase(adminUrl, name));
+  const url = new URL(source.url);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString() };
 }
 
 async function dropDatabase(adminUrl: string, name: string): Promise<void> {

@@ -92,10 +92,10 @@ export function peerRuntime(): string {
 }
 
 /** PostGraphile on Node 22 with the statement probe preloaded, started as the gateway and the floor are. */
-export function startPeer(env: Record<string, string>): Promise<ChildServer> {
+export function startPeer(env: Record<string, string>, name = 'peer'): Promise<ChildServer> {
   const probe = pathToFileURL(resolve('bench/statement-probe.mjs')).href;
   return startServer({
-    name: 'peer',
+    name,
     command: [`${nodeBin(peerDir)}/node`, '--import', probe, 'server.mjs'],
     cwd: peerDir,
     // GRAPHILE_ENV as well: Grafast would otherwise warn that it is unset (it runs in production mode either way).

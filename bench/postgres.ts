@@ -65,12 +65,14 @@ export async function benchPostgres(adminUrl: string | undefined, cpu?: number):
 
 /**
  * PostgreSQL's execution time spent on one database: `reset()` zeroes its statements' statistics,
- * `spentMs()` sums `total_exec_time` over every statement of the database since.
+ * `spentMs()` sums `total_exec_time` over every top-level statement of the database since. A
+ * statement's time holds that of the triggers and functions it ran; where `pg_stat_statements.track`
+ * is `all`, their own statements are counted too, nested, and left out here so that none counts twice.
  */
 export function executionTime(server: BenchPostgres, database: string) {
   const reset = `SELECT pg_stat_statements_reset(0, oid, 0) FROM pg_database WHERE datname = $1`;
   const spent = `SELECT coalesce(sum(s.total_exec_time), 0)::float8 AS ms FROM pg_stat_statements s
-    JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1`;
+    JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 AND s.toplevel`;
   return {
     reset: () => withClient(server.adminUrl, (client) => client.query(reset, [database])).then(() => undefined),
     spentMs: () =>

@@ -30,9 +30,11 @@ export interface Measured {
 
 export interface CaseResult {
   case: Case;
-  /** One measurement per round, gateway, peer and floor in turn. */
+  /** One measurement per round, gateway, peer, audited peer and floor in turn. */
   gateway: Measured[];
   peer: Measured[];
+  /** The audited peer (bench/audited-peer.ts): the renames only. */
+  audited: Measured[];
   floor: Measured[];
   /** The servers whose answers the check found equal to the gateway's. */
   checked: string[];
@@ -127,10 +129,17 @@ const cost = (s: Summary) => `${fixed(s.cpu.serverMs, 2)} + ${fixed(s.cpu.databa
 const executionCell = (s: Summary | undefined) =>
   s?.executionMs === undefined ? '-' : s.executionMs.toPrecision(3).replace(/^(\d+)\.0+$/, '$1');
 
-/** The three servers of a case as the table shows them (median rounds). */
-function summaries(r: CaseResult): { gateway?: Summary; peer?: Summary; floor?: Summary } {
-  return { gateway: summarize(r.gateway), peer: summarize(r.peer), floor: summarize(r.floor) };
+/** The servers of a case as the table shows them (median rounds). */
+function summaries(r: CaseResult): { gateway?: Summary; peer?: Summary; audited?: Summary; floor?: Summary } {
+  return {
+    gateway: summarize(r.gateway),
+    peer: summarize(r.peer),
+    audited: summarize(r.audited),
+    floor: summarize(r.floor),
+  };
 }
+
+const serverNames = { gateway: 'gateway', peer: 'peer', audited: 'audited peer', floor: 'floor' } as const;
 
 /** Gateway requests per second over the other server's, when both ran. */
 function ratio(gateway: Summary | undefined, other: Summary | undefined): number | undefined {
@@ -149,14 +158,14 @@ function table(results: CaseResult[]): string {
       lines.push(`| ${name} | skipped | | | | | | | | | | | |`);
       continue;
     }
-    for (const server of ['gateway', 'peer', 'floor'] as const) {
+    for (const server of ['gateway', 'peer', 'audited', 'floor'] as const) {
       const s = all[server];
       if (!s) continue;
       const versus = server === 'gateway' ? '' : percent(ratio(all.gateway, s)!);
       const alone = s.p99Alone === undefined ? '-' : fixed(s.p99Alone);
       const cells = [
         server === 'gateway' ? name : '',
-        server,
+        serverNames[server],
         rps(s),
         fixed(s.p50),
         fixed(s.p99),
@@ -199,6 +208,44 @@ function costTable(results: CaseResult[]): string {
     );
   }
   return lines.join('\n');
+}
+
+/**
+ * The writes side by side with the audited peer, whose trigger does what the gateway's write does
+ * besides the update (its change log entry, a notification): the fair comparison of a write.
+ */
+function auditedTable({ results, config }: RunReport): string[] {
+  const audited = results.filter((r) => r.audited.length);
+  if (!audited.length) return [];
+  const lines = [
+    '| case | server | req/s | p50 ms | p99 ms | Node CPU ms/req | PG ms/req | SQL/req | gateway / server |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of audited) {
+    const all = summaries(r);
+    for (const server of ['gateway', 'peer', 'audited'] as const) {
+      const s = all[server];
+      if (!s || !all.gateway) continue;
+      const cells = [
+        server === 'gateway' ? `${r.case.id}. ${r.case.title}` : '',
+        serverNames[server],
+        rps(s),
+        fixed(s.p50),
+        fixed(s.p99),
+        fixed(s.cpu.serverMs, 3),
+        executionCell(s),
+        statementCell(s),
+        server === 'gateway' ? '' : percent(ratio(all.gateway, s)!),
+      ];
+      lines.push(`| ${cells.join(' | ')} |`);
+    }
+  }
+  return [
+    lines.join('\n'),
+    '',
+    `The writes against the audited peer: PostGraphile as the peer, over a copy of the bench database in which an \`AFTER INSERT OR UPDATE OR DELETE ... FOR EACH ROW\` trigger on \`whiteboard\` (plpgsql, bench/audited-peer.ts) writes the change log entry the gateway writes (user, credential \`API_KEY\`, method, entity, organization, kind, board) and calls \`pg_notify('whiteboard', ...)\`; the user is \`bench.user_id\` (key 0's owner: the peer's requests carry no credential), ${config.auditedUser === 'request' ? "which the peer's pgSettings set per request (so PostGraphile wraps each of its statements in `BEGIN`, `set_config`, `COMMIT`)" : 'which its connections set once at their start (`BENCH_AUDITED_USER=connection`: the trigger alone)'}. Its CPU and PG ms/req are those of its copy's backends and statements; PG ms/req counts top-level statements only, and the trigger's time is inside that of the statement that fired it.`,
+    '',
+  ];
 }
 
 function targets(report: RunReport): string {
@@ -289,14 +336,16 @@ export function settingsGiven(): string {
   );
 }
 
-function command(config: BenchConfig, requestCases: boolean): string {
+function command(config: BenchConfig, results: CaseResult[]): string {
   const settings = settingsGiven();
-  if (!requestCases) return `\`${settings}npm run bench\``;
+  if (!results.length) return `\`${settings}npm run bench\``;
+  const audited = results.filter((r) => r.audited.length).map((r) => r.case.id);
+  const servers = `gateway, peer${audited.length ? `, audited peer (${audited.join(', ')})` : ''} and floor`;
   const clients =
     config.mode === 'sequential'
       ? 'one client sending its requests in sequence'
       : `${config.connections} connections${config.mode === 'pinned' ? ', PostgreSQL pinned to CPU 0 and the servers and the load generator to CPU 1' : ''}`;
-  return `\`${settings}npm run bench\` - per case gateway, peer and floor in turn, ${roundCount(config.rounds)}; each ${config.duration} s measured after ${config.warmup} s of warm-up, ${clients}, pools of ${config.poolSize}, ${config.samples} sampled requests per case; PostgreSQL ${config.ownServer ? "a cluster of the bench's own (pg_stat_statements loaded, fsync on)" : 'of DATABASE_URL'}`;
+  return `\`${settings}npm run bench\` - per case ${servers} in turn, ${roundCount(config.rounds)}; each ${config.duration} s measured after ${config.warmup} s of warm-up, ${clients}, pools of ${config.poolSize}, ${config.samples} sampled requests per case; PostgreSQL ${config.ownServer ? "a cluster of the bench's own (pg_stat_statements loaded, fsync on)" : 'of DATABASE_URL'}`;
 }
 
 function liveSection(live: LiveResult): string {
@@ -316,12 +365,12 @@ function requestSection(report: RunReport): string[] {
   return [
     costTable(report.results),
     '',
-    "PostgreSQL ms/req: the execution time of every statement of the bench database (`total_exec_time` summed over `pg_stat_statements`, reset before each measured run) divided by the requests of the run; the median of the rounds. Node CPU ms/req: the server process's CPU time per request. Req/s per database core: 1000 / PostgreSQL ms/req, what one core of the database serves when it does nothing else (exact in the sequential mode, where no statement waits for another).",
+    "PostgreSQL ms/req: the execution time of every top-level statement of the bench database (`total_exec_time` summed over `pg_stat_statements`, reset before each measured run; a statement's time holds its triggers') divided by the requests of the run; the median of the rounds. Node CPU ms/req: the server process's CPU time per request. Req/s per database core: 1000 / PostgreSQL ms/req, what one core of the database serves when it does nothing else (exact in the sequential mode, where no statement waits for another).",
     '',
     table(report.results),
     '',
     [
-      `Gateway, peer and floor: the median of ${roundCount(report.config.rounds)} (req/s with the lowest and highest in brackets when they differ).`,
+      `Gateway, peer, audited peer and floor: the median of ${roundCount(report.config.rounds)} (req/s with the lowest and highest in brackets when they differ).`,
       `p99 ms alone: the gateway's p99 over one connection, one request at a time (${report.config.duration} s after each measured run): the latency of a request that waits behind no other; at ${report.config.connections} busy connections the mean latency is ${report.config.connections} / (req/s) whatever the server does (Little's law).`,
       "SQL/req: statements each sampled request caused alone (min-max over the rounds; the gateway's keys made fresh in its principal cache first, so a key's refresh every 10 s falls outside the sample), and in brackets all statements of the measured run divided by its requests, the refreshes included.",
       "CPU ms/req: CPU time of the server process + of PostgreSQL's backends for the bench database, per request of the measured run. PG ms/req: PostgreSQL's execution time per request, as in the table above.",
@@ -330,6 +379,7 @@ function requestSection(report: RunReport): string[] {
       "Other CPU: the highest share of the machine that processes outside the measurement used during that server's runs (the bench first waits up to 60 s for it to fall under 5%); a high share means a disturbed figure.",
     ].join(' '),
     '',
+    ...auditedTable(report),
     `Answers checked before the load, ${report.config.samples} requests per case, equal to the gateway's (the floor's JSON exactly, the peer's values in order): ${checked.length ? checked.join('; ') : 'none'}.`,
     '',
   ];
@@ -344,7 +394,7 @@ export function renderResults(report: RunReport): string {
   const notes = report.results.flatMap((r) => r.notes.map((note) => `- ${r.case.id}: ${note}`));
   return [
     machine(report),
-    `- command: ${command(report.config, report.results.length > 0)}`,
+    `- command: ${command(report.config, report.results)}`,
     `- data set: loaded in ${fixed(dataset.seconds, 1)} s - ${rows}`,
     `- authentication: ${report.auth}`,
     '',

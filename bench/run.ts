@@ -4,6 +4,7 @@
  * own. See BENCHMARKS.md.
  */
 import { execFileSync } from 'node:child_process';
+import { createAuditedDatabase, startAuditedPeer, type AuditedDatabase } from './audited-peer.js';
 import type { Case } from './case.js';
 import { buildCases } from './cases.js';
 import type { HttpRequest } from './requests.js';
@@ -21,6 +22,7 @@ import { runLoad, type LoadSource } from './load.js';
 import { gatewayRuntime, installPeer, nodeVersion, peerRuntime, startPeer } from './peer-setup.js';
 import { renderResults, writeResults, type CaseResult, type Measured } from './report.js';
 import { measureReplicas, renderReplicas } from './replica.js';
+import { auditedCaseIds } from './small-cases.js';
 import { startScript, startServer, type ChildServer } from './servers.js';
 import { openDatabase } from '../src/db/index.js';
 import { commandLine } from '../src/cli.js';
@@ -33,7 +35,7 @@ PostgreSQL cluster of its own (pg_stat_statements loaded), or a database of its 
 DATABASE_URL, and writes the results table into BENCHMARKS.md. Settings: BENCH_MODE (load, sequential
 or pinned), BENCH_DURATION (10 s), BENCH_WARMUP (3 s),
 BENCH_CONNECTIONS (32), BENCH_ROUNDS (3), BENCH_SAMPLES (20), BENCH_CASES (a,b,...), DATABASE_POOL_SIZE (10),
-BENCH_GATEWAY_NODE (24, 22 or path), BENCH_PROFILE_DIR, BENCH_ROW_LEVEL_SECURITY, BENCH_OUTPUT (- prints only). BENCHMARKS.md
+BENCH_GATEWAY_NODE (24, 22 or path), BENCH_AUDITED_USER (request or connection), BENCH_PROFILE_DIR, BENCH_ROW_LEVEL_SECURITY, BENCH_OUTPUT (- prints only). BENCHMARKS.md
 describes them.
 `);
 
@@ -89,16 +91,25 @@ async function measure(
   };
 }
 
+/** The audited peer, on a database of its own: its backends and its statements are counted there. */
+interface Audited {
+  server: ChildServer;
+  database: AuditedDatabase;
+  own: OwnProcesses;
+  execution: ReturnType<typeof executionTime> | undefined;
+}
+
 interface Servers {
   gateway: ChildServer;
   peer: ChildServer;
   floor: ChildServer;
+  audited?: Audited;
   keys: KeyRing;
 }
 
 /**
- * One case: the answer check, then rounds of gateway, peer and floor in turn, so that whatever else
- * the machine does falls on each alike; the report takes the median of the rounds.
+ * One case: the answer check, then rounds of gateway, peer, audited peer and floor in turn, so that
+ * whatever else the machine does falls on each alike; the report takes the median of the rounds.
  */
 async function runCase(
   entry: Case,
@@ -106,7 +117,15 @@ async function runCase(
   own: OwnProcesses,
   execution: ReturnType<typeof executionTime> | undefined,
 ): Promise<CaseResult> {
-  const result: CaseResult = { case: entry, gateway: [], peer: [], floor: [], checked: [], notes: [...entry.notes] };
+  const result: CaseResult = {
+    case: entry,
+    gateway: [],
+    peer: [],
+    audited: [],
+    floor: [],
+    checked: [],
+    notes: [...entry.notes],
+  };
   if (entry.skip) {
     log(`${entry.id}. ${entry.title}: skipped - ${entry.skip}`);
     result.notes.push(`skipped: ${entry.skip}`);
@@ -117,10 +136,13 @@ async function runCase(
     constant: entry.constant,
     run,
   });
+  const audited = entry.peer && auditedCaseIds.includes(entry.id) ? servers.audited : undefined;
   const others = [
     ...(entry.floor ? [{ server: servers.floor, request: entry.floor, sameJson: true }] : []),
     ...(entry.peer ? [{ server: servers.peer, request: entry.peer, sameJson: false }] : []),
+    ...(audited && entry.peer ? [{ server: audited.server, request: entry.peer, sameJson: false }] : []),
   ];
+  const entriesBefore = await audited?.database.entries();
   if (others.length) {
     const check = await checkAnswers(
       { server: servers.gateway, request: entry.gateway },
@@ -132,20 +154,32 @@ async function runCase(
     result.notes.push(...check.notes);
     for (const note of check.notes) log(`${entry.id}. ${note}`);
   }
+  if (audited) {
+    // The check renamed config.samples boards on the audited peer: its trigger must have logged each.
+    const logged = (await audited.database.entries()) - entriesBefore!;
+    const note = `audited peer: its trigger wrote ${logged} change log entries for the ${config.samples} renames of the answer check`;
+    result.notes.push(logged === config.samples ? note : `**${note}**`);
+    log(`${entry.id}. ${note}`);
+  }
   for (let round = 1; round <= config.rounds; round++) {
     log(
-      `${entry.id}. ${entry.title}: round ${round}, gateway${entry.peer ? ', peer' : ''}${entry.floor ? ', floor' : ''}`,
+      `${entry.id}. ${entry.title}: round ${round}, gateway${entry.peer ? ', peer' : ''}${audited ? ', audited peer' : ''}${entry.floor ? ', floor' : ''}`,
     );
     const beforeSample = () => freshPrincipals(servers.gateway, servers.keys);
     result.gateway.push(
       await measure(servers.gateway, source(entry.gateway, entry.run), own, execution, { beforeSample }),
     );
     if (entry.peer) result.peer.push(await measure(servers.peer, source(entry.peer), own, execution));
+    if (audited && entry.peer)
+      result.audited.push(await measure(audited.server, source(entry.peer), audited.own, audited.execution));
     if (entry.floor) result.floor.push(await measure(servers.floor, source(entry.floor), own, execution));
   }
-  const runs = Object.entries({ gateway: result.gateway, peer: result.peer, floor: result.floor }).filter(
-    ([, list]) => list.length,
-  );
+  const runs = Object.entries({
+    gateway: result.gateway,
+    peer: result.peer,
+    'audited peer': result.audited,
+    floor: result.floor,
+  }).filter(([, list]) => list.length);
   for (const [name, list] of runs) {
     const messages = [...new Set(list.flatMap((run) => run.messages))].slice(0, 3);
     if (messages.length) result.notes.push(`${name}: sampled answers failed: ${messages.join(' | ')}`);
@@ -171,8 +205,9 @@ async function main(): Promise<void> {
   // Nothing may run unbounded: a generous ceiling over the whole run, in case a server stops answering.
   const budget =
     600 +
-    // Sixteen request cases: a, a2, a3, b-m, t.
+    // Sixteen request cases: a, a2, a3, b-m, t; the audited peer's two of them.
     16 * (2 * config.rounds + 1) * (config.warmup + 2 * config.duration + 60) +
+    2 * config.rounds * (config.warmup + config.duration + 60) +
     // The replica case: two cases on five topologies per round, and two write loads.
     (10 * config.rounds + 2) * (config.warmup + config.duration + 65);
   setTimeout(() => {
@@ -206,6 +241,12 @@ async function main(): Promise<void> {
   await (await openDatabase({ databaseUrl: gatewayUrl, poolSize: 2 })).close(); // migrates it
   const dataset = await loadDataset(gatewayUrl);
   log(`data set loaded in ${dataset.seconds.toFixed(1)} s`);
+  // Copied now, while nobody is connected to the bench database; only for the cases that use it.
+  const auditedDatabase =
+    requestCases && auditedCaseIds.some(selected)
+      ? await createAuditedDatabase(postgres.adminUrl, database)
+      : undefined;
+  if (auditedDatabase) log(`database ${auditedDatabase.name}: a copy with the audit trigger, for the audited peer`);
   // A real OpenID provider on loopback signs key 0's owner in, for the bearer-token case; its token lives the whole run.
   const provider = await TestProvider.start({
     accounts: { owner: { email: `user${ownerOf(1)}@bench.example`, emailVerified: true } },
@@ -256,16 +297,30 @@ async function main(): Promise<void> {
       env,
       readyPath: '/health',
     });
-    await Promise.all([pin(peer), pin(floor)]);
+    // Key 0's owner: the gateway's renames are key 0's.
+    const auditedPeer =
+      auditedDatabase && (await startAuditedPeer(env, auditedDatabase, ownerOf(1), config.auditedUser));
+    await Promise.all([pin(peer), pin(floor), ...(auditedPeer ? [pin(auditedPeer)] : [])]);
     log(`peer ${peer.url} (pid ${peer.pid}, ${runtimes.peer}), floor ${floor.url} (pid ${floor.pid})`);
     const all = await buildCases(gateway.url, keys, peer.url);
     // The mutation goes last: archived boards would change what the read cases return.
     const cases = all
       .filter((c) => selected(c.id))
       .sort((x, y) => Number(x.kind === 'mutation') - Number(y.kind === 'mutation'));
-    const own = new OwnProcesses(postgres.adminUrl, database.name, () => [gateway.pid, peer.pid, floor.pid]);
-    for (const entry of cases) results.push(await runCase(entry, { gateway, peer, floor, keys }, own, execution));
+    const pids = () => [gateway.pid, peer.pid, floor.pid, ...(auditedPeer ? [auditedPeer.pid] : [])];
+    const own = new OwnProcesses(postgres.adminUrl, database.name, pids);
+    const audited = auditedPeer && {
+      server: auditedPeer,
+      database: auditedDatabase!,
+      own: new OwnProcesses(postgres.adminUrl, auditedDatabase!.name, pids),
+      execution: postgres.statementStats ? executionTime(postgres, auditedDatabase!.name) : undefined,
+    };
+    if (auditedPeer)
+      log(`audited peer ${auditedPeer.url} (pid ${auditedPeer.pid}, its user set per ${config.auditedUser})`);
+    for (const entry of cases)
+      results.push(await runCase(entry, { gateway, peer, floor, audited, keys }, own, execution));
     await peer.stop();
+    await auditedPeer?.stop();
     await floor.stop();
     peerPeakRss = peer.peakRss();
   }

@@ -28,6 +28,9 @@ async function peerNodeIds(peerUrl: string, org: number): Promise<string[]> {
   );
 }
 
+/** The cases the audited peer (bench/audited-peer.ts) answers too: the renames, whose writes its trigger logs. */
+export const auditedCaseIds = ['k', 'l'];
+
 /** Every request renames another board (in turn), to a name no earlier request gave it. */
 const renamed = (i: number) => `Renamed board ${i}`;
 
@@ -36,7 +39,7 @@ export async function smallCases({ keys, org, boards, peerUrl }: CaseContext): P
   const nodeIds = peerUrl ? await peerNodeIds(peerUrl, org) : [];
   // Issue 34's targets: every read at the peer's rate, a rename at 90% of it in at most 4 statements.
   const read = { kind: 'GraphQL' as const, constant: false, peerTarget: 1 };
-  const write = { kind: 'mutation' as const, constant: false, peerTarget: 0.9, statementTarget: 4 };
+  const rename = { kind: 'mutation' as const, constant: false, peerTarget: 0.9, statementTarget: 4 };
   return [
     {
       ...read,
@@ -76,15 +79,17 @@ export async function smallCases({ keys, org, boards, peerUrl }: CaseContext): P
       notes: [],
     },
     {
-      ...write,
+      ...rename,
       id: 'k',
       title: 'rename: updateWhiteboard',
       gateway: (i) => graphql(keys, 0, renameQuery, { input: { rowId: board(i), name: renamed(i) } }),
       peer: (i) => peerGraphql(peerRenameQuery, { rowId: board(i), name: renamed(i) }),
-      notes: ["the peer's updateWhiteboardByRowId checks nothing, logs no action and sends no live event"],
+      notes: [
+        "the peer's updateWhiteboardByRowId checks nothing, logs no action and sends no live event; the audited peer's trigger logs and notifies",
+      ],
     },
     {
-      ...write,
+      ...rename,
       id: 'l',
       title: 'rename: REST PUT',
       gateway: (i) => rest(keys, 'PUT', `/api/whiteboard/v1/${board(i)}/`, { name: renamed(i) }),

@@ -1,7 +1,8 @@
 /**
  * The peer: PostGraphile 5 (amber preset, connection filter) over the bench database, served by
  * grafserv on node:http in production form (no GraphiQL, no explain, no watch). Started by the bench
- * on the Node 22 of bench/peer's node_modules: DATABASE_URL, DATABASE_POOL_SIZE, PORT.
+ * on the Node 22 of bench/peer's node_modules: DATABASE_URL, DATABASE_POOL_SIZE, PORT, and for the
+ * audited peer (bench/audited-peer.ts) BENCH_PEER_USER_ID, the user its audit trigger logs.
  * Plain JavaScript: PostGraphile needs Node 22, the bench's TypeScript loader runs on the gateway's Node.
  */
 import { createServer } from 'node:http';
@@ -31,6 +32,11 @@ const renames = jsonPgSmartTags({
   },
 });
 
+// Per request, as a deployment that identifies its users sets their id for its triggers (the bench's
+// requests carry no credential: the id is that of key 0's owner, whose requests the gateway's are).
+const userId = process.env.BENCH_PEER_USER_ID;
+const context = () => ({ pgSettings: { 'bench.user_id': userId } });
+
 const preset = {
   extends: [PostGraphileAmberPreset, PostGraphileConnectionFilterPreset],
   plugins: [renames],
@@ -38,7 +44,7 @@ const preset = {
   // The tenancy filter of slides (case d) and classes (case e) goes through their parents' columns.
   schema: { connectionFilterRelations: true },
   grafserv: { graphqlPath: '/graphql', graphiql: false, graphiqlOnGraphQLGET: false, watch: false, websockets: false },
-  grafast: { explain: false },
+  grafast: { explain: false, ...(userId ? { context } : {}) },
 };
 
 const pgl = postgraphile(preset);
