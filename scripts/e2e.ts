@@ -129,7 +129,7 @@ async function gatewayPages(browser: Browser): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  buildServer();
+  await buildServer();
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser(join(temporary, 'profile'));

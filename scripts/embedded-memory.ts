@@ -117,7 +117,7 @@ async function drive(url: string, count: number): Promise<Record<string, number>
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gateway-memory-'));
 let buildMs = performance.now();
-buildServer();
+await buildServer();
 buildMs = performance.now() - buildMs;
 const started = performance.now();
 const server = startServer({ PORT: '0', DATA_DIR: dataDir, DEMO_API_KEY: demoKey });

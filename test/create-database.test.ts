@@ -66,7 +66,9 @@ describe('TEST_DATABASE_URL naming a database that does not exist', () => {
       expect(database.engine.location).not.toContain(name);
       await drop();
     } finally {
-      process.env.TEST_DATABASE_URL = before;
+      // Assigning undefined would leave the string "undefined" to the files after this one in the worker.
+      if (before === undefined) delete process.env.TEST_DATABASE_URL;
+      else process.env.TEST_DATABASE_URL = before;
     }
     expect(await exists(name)).toBe(true);
   }, 60_000);

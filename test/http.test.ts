@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { schema } from '../src/schema/index.js';
@@ -52,6 +52,7 @@ describe('GraphiQL', () => {
 
   it('can be switched off, and introspection with it', async () => {
     const app = createApp({ schema, config: loadConfig({ GRAPHIQL: 'false', INTROSPECTION: 'false' }) });
+    onTestFinished(app.close);
     const page = await app.request('/graphql', { headers: { accept: 'text/html' } });
     expect(await page.text()).not.toContain('<html');
     const introspection = await app.request('/graphql', {

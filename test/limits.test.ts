@@ -34,8 +34,11 @@ describe('GraphQL over HTTP', () => {
 });
 
 /** Asks a gateway configured with `env`, in process. */
+const asked: ReturnType<typeof createApp>[] = [];
+afterAll(() => Promise.all(asked.map((app) => app.close())));
 const askWith = (env: Record<string, string>) => {
   const app = createApp({ schema, config: loadConfig(env) });
+  asked.push(app);
   return async (query: string): Promise<GraphQLResponse> =>
     (
       await app.request('/graphql', {

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sendGraphQL } from './helpers/graphql.js';
-import { metricsListener } from '../src/observability/metrics.js';
+import { metricsListener, registry } from '../src/observability/metrics.js';
 import { AUDIENCE, demoAccounts, TestProvider } from './helpers/oidc-provider.js';
 import { rest } from './helpers/rest.js';
 import { startInstance, startTestServer, type TestServer } from './helpers/server.js';
@@ -10,6 +10,8 @@ import { startInstance, startTestServer, type TestServer } from './helpers/serve
 const token = 'scrape-7c41d9';
 let server: TestServer;
 beforeAll(async () => {
+  // The registry is the process's: the worker's earlier files counted in it too.
+  registry.resetMetrics();
   server = await startTestServer({ METRICS_TOKEN: token });
 });
 afterAll(() => server?.close());

@@ -41,6 +41,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   receiver?.close();
+  // The worker's next files must not export to a receiver that is gone.
+  delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
 });
 
 const attribute = (span: ReceivedSpan, key: string) => {

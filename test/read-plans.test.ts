@@ -14,7 +14,10 @@ beforeAll(async () => {
   server = await startTestServer();
   executor = createApp({ schema, config: { ...loadConfig({}), readPlans: false } });
 });
-afterAll(() => server?.close());
+afterAll(async () => {
+  await executor?.close();
+  await server?.close();
+});
 
 async function executed(query: string, variables: Record<string, unknown>, key: string) {
   const response = await executor.request('/graphql', {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { countRows } from '../src/db/seed/index.js';
 import { createApp } from '../src/http/app.js';
@@ -399,7 +399,8 @@ describe('415: a body of another type than the route reads', () => {
 
 describe('a route whose operation does not compile', () => {
   it('stops the start of the gateway, naming the route', () => {
-    const { yoga } = createApp({ schema, config: loadConfig({}) });
+    const { yoga, close } = createApp({ schema, config: loadConfig({}) });
+    onTestFinished(close);
     const routes: Route[] = [
       {
         group: 'whiteboard',

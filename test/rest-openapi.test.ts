@@ -32,6 +32,7 @@ let document: OpenApi;
 beforeAll(async () => {
   const app = createApp({ schema, config: loadConfig({}) });
   source = await (await app.request('/api/openapi.json')).text();
+  await app.close();
   document = JSON.parse(source);
 });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { compileRoute } from '../src/rest/compile.js';
@@ -112,6 +112,7 @@ describe('the OpenAPI document', () => {
 
 describe('the served document and docs page', () => {
   const app = createApp({ schema, config: loadConfig({}) });
+  afterAll(() => app.close());
 
   it('serves the OpenAPI document at /api/openapi.json without a key', async () => {
     const response = await app.request('/api/openapi.json');

@@ -75,11 +75,12 @@ function makeDirectory(path: string): void {
 /**
  * PGlite in memory, or in `dataDir` under its lock (refused when a live process holds it); with
  * `share`, also served to other processes on the data directory's socket. A new database starts from
- * the template (pglite-template.ts); in memory, an empty one with `fromTemplate` false.
+ * the template (pglite-template.ts); in memory, from `template` instead when given (a data directory
+ * as PGlite dumps it: the test suite's seeded one).
  */
 export async function openPglite(
   dataDir: string | undefined,
-  { share = false, fromTemplate = true } = {},
+  { share = false, template }: { share?: boolean; template?: Blob } = {},
 ): Promise<DatabaseEngine> {
   let location = 'memory://';
   if (dataDir) {
@@ -103,9 +104,7 @@ export async function openPglite(
   try {
     if (dataDir) await createDataDirectory(location);
     // In memory, the template (made at install) spares initdb and the migrations too.
-    client = dataDir
-      ? await startPglite(location)
-      : await startPglite(undefined, fromTemplate ? await readTemplate() : undefined);
+    client = dataDir ? await startPglite(location) : await startPglite(undefined, template ?? (await readTemplate()));
     if (dataDir && share) shared = await shareOverSocket(client, dataDir);
   } catch (error) {
     await close();

@@ -26,7 +26,10 @@ export type DatabaseSettings = Partial<
     | 'rowLevelSecurity'
     | 'databaseBounds'
   >
->;
+> & {
+  /** The embedded database in memory starts from this dumped data directory instead of the migrated template. */
+  pgliteTemplate?: Blob;
+};
 
 /** The configured engine: PostgreSQL at DATABASE_URL, else the embedded database (in memory when no data directory is given). */
 export async function openEngine(settings: DatabaseSettings, user: DatabaseUser): Promise<DatabaseEngine> {
@@ -47,7 +50,7 @@ export async function openEngine(settings: DatabaseSettings, user: DatabaseUser)
   }
   const holder = dataDir && user === 'tool' ? liveHolder(dataDir) : undefined;
   if (dataDir && holder) return joinServer(dataDir, holder);
-  return openPglite(dataDir, { share: user === 'server' });
+  return openPglite(dataDir, { share: user === 'server', template: settings.pgliteTemplate });
 }
 
 async function joinServer(dataDir: string, pid: number): Promise<DatabaseEngine> {

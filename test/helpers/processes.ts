@@ -1,6 +1,7 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { DemoKeys } from '../../src/db/seed/keys.js';
 import { postGraphQL, type GraphQLResponse } from './graphql.js';
 
@@ -8,8 +9,8 @@ const root = new URL('../..', import.meta.url).pathname;
 const startScript: string = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
 
 /** Compiles the server that `npm start` runs (the suite does it once, in its global setup). */
-export function buildServer(): void {
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root });
+export async function buildServer(): Promise<void> {
+  await promisify(execFile)('npm', ['run', '--silent', 'build'], { cwd: root });
 }
 
 export interface ServerProcess {
