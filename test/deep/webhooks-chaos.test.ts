@@ -25,9 +25,9 @@ beforeAll(async () => {
   database = await openTestDatabase(postgresServerUrl());
   const env = { ...webhookEnv, DATABASE_URL: database.url!, DATABASE_POOL_SIZE: '6', LOG_LEVEL: 'error' };
   [a, b] = await Promise.all([startGateway(env, database.keys), startGateway(env, database.keys)]);
-  boards = (
-    await database.database.prisma.whiteboard.findMany({ where: { organizationId: 1 }, take: WRITERS })
-  ).map((board) => board.id);
+  boards = (await database.database.prisma.whiteboard.findMany({ where: { organizationId: 1 }, take: WRITERS })).map(
+    (board) => board.id,
+  );
   receiver = await Receiver.start();
 }, 120_000);
 
@@ -58,7 +58,9 @@ describe('webhooks across the loss of a delivering instance', () => {
     while (distinct() < CHANGES && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     const received = receiver.received;
     const unique = new Map(received.map((request) => [request.messageId, request]));
-    const perBoard = boards.map((board) => [...unique.values()].filter((r) => r.body.data.whiteboardId === board).length);
+    const perBoard = boards.map(
+      (board) => [...unique.values()].filter((r) => r.body.data.whiteboardId === board).length,
+    );
     console.log(JSON.stringify({ changes: CHANGES, requests: received.length, distinct: unique.size, perBoard }));
     expect(received.every((request) => request.verified)).toBe(true);
     expect(unique.size).toBe(CHANGES);
@@ -74,7 +76,9 @@ describe('webhooks across the loss of a delivering instance', () => {
         })
       ).map((entry) => entry.id);
       expect(firsts).toHaveLength(logged.length);
-      expect(cursors.map((cursor) => Number(Buffer.from(cursor, 'base64url').toString().split(':')[2]))).toEqual(logged);
+      expect(cursors.map((cursor) => Number(Buffer.from(cursor, 'base64url').toString().split(':')[2]))).toEqual(
+        logged,
+      );
     }
   }, 600_000);
 });

@@ -70,7 +70,12 @@ export function rootReads(): { list: string; single?: string; type: string }[] {
         const connection = getNamedType(field.type);
         const edge = isObjectType(connection) ? getNamedType(connection.getFields().edges.type) : undefined;
         const node = edge && isObjectType(edge) ? getNamedType(edge.getFields().node.type) : undefined;
-        return { list: field.name, single: singles.get(node?.name ?? ''), type: node?.name ?? '', rows: isObjectType(node) };
+        return {
+          list: field.name,
+          single: singles.get(node?.name ?? ''),
+          type: node?.name ?? '',
+          rows: isObjectType(node),
+        };
       })
       // Lists of rows of one type: the change log's pages (`changes`, events of several kinds, for
       // one board or organization) are covered by test/live-resume.test.ts.
