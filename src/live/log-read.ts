@@ -2,7 +2,7 @@ import type { DatabaseEngine } from '../db/engine.js';
 import type { CredentialKind } from '../generated/prisma/enums.js';
 import type { EventKind, LiveEvent } from './events.js';
 import { LOG_TABLE } from './log.js';
-import { encodeCursor, type Cursor, type Position } from './positions.js';
+import { before, encodeCursor, isAfter, type Cursor, type Position } from './positions.js';
 
 export type QueryRows = DatabaseEngine['queryRows'];
 
@@ -83,6 +83,16 @@ export function changeOf(identity: string, row: unknown[], offset = 0): LoggedCh
     committedAt: new Date(at),
     actor: { userId, credential },
   };
+}
+
+/**
+ * Where a reader goes on from after a read that reached the end: past every entry below the read's
+ * horizon; a reader whose cursor is past that horizon already (it read where another saw further)
+ * keeps its own, never moved back.
+ */
+export function readOn(head: LogHead, after?: { cursor: Cursor; text: string }): string {
+  const reached = before(head.horizon);
+  return after && isAfter(after.cursor, reached) ? after.text : encodeCursor({ identity: head.identity, ...reached });
 }
 
 /** Why the log cannot continue from `cursor` without a gap; undefined when it can. */

@@ -1,7 +1,7 @@
 import { db } from '../db/index.js';
 import type { LiveEvent } from '../live/events.js';
-import { expiredBecause, readScope, type LogScope } from '../live/log-read.js';
-import { before, decodeCursor, encodeCursor, isAfter, type Position } from '../live/positions.js';
+import { expiredBecause, readOn, readScope, type LogScope } from '../live/log-read.js';
+import { before, decodeCursor, type Position } from '../live/positions.js';
 import { builder } from './builder.js';
 import { findForChange } from './changes.js';
 import { badUserInput, cursorExpired } from './errors.js';
@@ -80,14 +80,11 @@ builder.queryField('changes', (t) =>
       const scope = await scopeOf(args, ctx);
       const from: Position = cursor ?? before('0');
       const { head, changes } = await readScope(db().engine.queryRows, scope, from, first + 1);
-      const reached = before(head.horizon);
-      const now = encodeCursor({ identity: head.identity, ...reached });
       const expired = cursor && expiredBecause(cursor, head);
-      if (expired) throw cursorExpired(`${expired}; read on from extensions.cursor`, now);
+      if (expired) throw cursorExpired(`${expired}; read on from extensions.cursor`, readOn(head));
       const hasNextPage = changes.length > first;
       const page = changes.slice(0, first);
-      // A cursor past this read's horizon (from a reader that saw further) is kept, never moved back.
-      const end = hasNextPage ? page[first - 1].cursor : cursor && isAfter(cursor, reached) ? args.after! : now;
+      const end = hasNextPage ? page[first - 1].cursor : readOn(head, cursor && { cursor, text: args.after! });
       return { changes: page, hasNextPage, endCursor: end };
     },
   }),

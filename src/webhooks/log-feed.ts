@@ -1,6 +1,6 @@
 import type { DatabaseEngine } from '../db/engine.js';
-import { expiredBecause, readHead, readScope, type LoggedChange } from '../live/log-read.js';
-import { before, decodeCursor, encodeCursor, isAfter } from '../live/positions.js';
+import { expiredBecause, readHead, readOn, readScope, type LoggedChange } from '../live/log-read.js';
+import { decodeCursor } from '../live/positions.js';
 import { logger } from '../observability/logger.js';
 import type { ChangeFeed, WebhookChange } from './feed.js';
 
@@ -25,25 +25,19 @@ const webhookChange = (change: LoggedChange, organizationId: number): WebhookCha
 export function logFeed(engine: () => DatabaseEngine): ChangeFeed {
   const run: DatabaseEngine['queryRows'] = (sql, args) => engine().queryRows(sql, args);
   return {
-    async head() {
-      const head = await readHead(run);
-      return encodeCursor({ identity: head.identity, ...before(head.horizon) });
-    },
+    head: async () => readOn(await readHead(run)),
     async read(organizationId, after, limit) {
       const cursor = decodeCursor(after, 'cursor');
       const { head, changes } = await readScope(run, { organizationId }, cursor, limit);
-      const reached = before(head.horizon);
-      const now = encodeCursor({ identity: head.identity, ...reached });
       const expired = expiredBecause(cursor, head);
       if (expired) {
         logger.warn({ organizationId, reason: expired }, 'webhooks: an endpoint cursor expired; it goes on from now');
-        return { changes: [], cursor: now };
+        return { changes: [], cursor: readOn(head) };
       }
       const full = changes.length === limit;
       return {
         changes: changes.map((change) => webhookChange(change, organizationId)),
-        // Past what was read; a cursor past this read's horizon (another instance saw further) stays.
-        cursor: full ? changes[limit - 1].cursor : isAfter(cursor, reached) ? after : now,
+        cursor: full ? changes[limit - 1].cursor : readOn(head, { cursor, text: after }),
       };
     },
   };
