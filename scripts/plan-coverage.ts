@@ -4,13 +4,7 @@ import { loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { schema } from '../src/schema/index.js';
 import { openTestDatabase } from '../test/helpers/database.js';
-import {
-  generateDocument,
-  generationOptions,
-  harvestCursors,
-  poolsOf,
-  seededRandom,
-} from '../test/helpers/documents.js';
+import { generateDocument, generationOptions, harvestCursors, poolsOf } from '../test/helpers/documents.js';
 import {
   contextOf,
   documentedQueries,
@@ -21,6 +15,7 @@ import {
   type FoundQuery,
 } from '../test/helpers/plan-coverage.js';
 import { crossOrganizationReferences, demoCallers } from '../test/helpers/tenancy.js';
+import { runsOf } from '../test/helpers/properties.js';
 
 const { values } = commandLine(
   `
@@ -51,8 +46,7 @@ try {
   const reasons: (string | undefined)[] = [];
   for (const [index, caller] of callers.entries()) {
     const context = await contextOf(caller.key);
-    const random = seededRandom(seed + index);
-    for (let n = 0; n < documentsPerCaller; n++) {
+    for (const random of runsOf(seed + index, documentsPerCaller)) {
       const document = generateDocument(schema, random, pools, generationOptions);
       const response = await gateway.request('/graphql', {
         method: 'POST',

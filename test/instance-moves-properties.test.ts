@@ -8,7 +8,7 @@ import { createApp, type Gateway } from '../src/http/app.js';
 import { MAX_MOVED_INSTANCES } from '../src/schema/objects/instance-moves.js';
 import { schema } from '../src/schema/index.js';
 import { openTestDatabase } from './helpers/database.js';
-import { seededRandom, type Random } from './helpers/documents.js';
+import { forEachRun, seedOf, type Random } from './helpers/properties.js';
 import { demoCallers, type Caller } from './helpers/tenancy.js';
 import { globalId } from './helpers/graphql.js';
 
@@ -16,12 +16,11 @@ import { globalId } from './helpers/graphql.js';
 // board, of its organization's other boards, of another organization, of none and named twice, by
 // row id or global id, values no check accepts. The answer must be what the rules say (the first
 // refusal in their order, or the move), and the instances and the action log must change exactly as
-// much: a refused move changes nothing, an allowed one only the instances it names. Seeded:
-// MOVE_SEED=<seed> replays a run; MOVE_DOCUMENTS sets the moves per caller.
+// much: a refused move changes nothing, an allowed one only the instances it names. Drawn by
+// fast-check (helpers/properties.ts): MOVE_SEED=<seed> replays a run; MOVE_DOCUMENTS sets the moves per caller.
 
-const seed = Number(process.env.MOVE_SEED ?? Date.now() % 2 ** 31);
+const seed = seedOf('MOVE_SEED', 'test/instance-moves-properties.test.ts');
 const documentsPerCaller = Number(process.env.MOVE_DOCUMENTS ?? 40);
-console.log(`move seed ${seed} (replay: MOVE_SEED=${seed} npx vitest run test/instance-moves-properties.test.ts)`);
 
 const columns = ['x', 'y', 'width', 'height', 'zIndex'] as const;
 type Item = { id?: string; rowId?: number } & { [C in (typeof columns)[number]]?: number | null };
@@ -210,10 +209,9 @@ describe('generated moves answer as the rules say, and change exactly what they 
     const { prisma } = database.database;
     const tally = { moved: 0, refused: 0 };
     for (const [index, writer] of writers.entries()) {
-      const random = seededRandom(seed + index);
-      for (let n = 0; n < documentsPerCaller; n++) {
+      await forEachRun(seed + index, documentsPerCaller, async (random) => {
         const move = generate(random, writer);
-        const context = `MOVE_SEED=${seed}, caller ${index} ${writer.name}, move ${n}: ${JSON.stringify(move).slice(0, 600)}`;
+        const context = `MOVE_SEED=${seed}, caller ${index} ${writer.name}: ${JSON.stringify(move).slice(0, 600)}`;
         const outcome = expected(writer, move);
         const [before, logsBefore] = [await instancesNow(), await prisma.userActionLog.count()];
         const answer = await send(writer, move);
@@ -251,7 +249,7 @@ describe('generated moves answer as the rules say, and change exactly what they 
           expect(after, context).toEqual(before);
           expect(await prisma.userActionLog.count(), context).toBe(logsBefore);
         }
-      }
+      });
     }
     // Both kinds happen often enough to prove something.
     expect(tally.moved).toBeGreaterThan(writers.length * documentsPerCaller * 0.1);

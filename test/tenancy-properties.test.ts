@@ -9,11 +9,11 @@ import {
   generationOptions,
   harvestCursors,
   poolsOf,
-  seededRandom,
   type GeneratedDocument,
   type Pools,
 } from './helpers/documents.js';
 import { demoKeyHolders } from '../src/db/seed/keys.js';
+import { forEachRun, seedOf } from './helpers/properties.js';
 import { AUDIENCE, demoAccounts, scopeOf, TestProvider } from './helpers/oidc-provider.js';
 import { crossOrganizationReferences, demoCallers, foreignRows, Visibility, type Caller } from './helpers/tenancy.js';
 import { addWebhookEndpoints } from './helpers/webhooks.js';
@@ -22,14 +22,12 @@ import { addWebhookEndpoints } from './helpers/webhooks.js';
 // planner and through the resolvers: the answers must be equal, value for value and key for key, and
 // hold no row of an organization the caller is not in; on PostgreSQL, the planner under row-level
 // security must answer them alike too. Each caller also signs in at a real OpenID provider, and its
-// bearer token (with the scope of its key's permission) must get its key's answers on both paths. Seeded: TENANCY_SEED=<seed> replays a run;
-// TENANCY_DOCUMENTS sets the documents per caller (a release runs thousands).
+// bearer token (with the scope of its key's permission) must get its key's answers on both paths. Drawn
+// by fast-check (helpers/properties.ts), a failing document is shrunk to the simplest that fails;
+// TENANCY_SEED=<seed> replays a run; TENANCY_DOCUMENTS sets the documents per caller (a release runs thousands).
 
-const seed = Number(process.env.TENANCY_SEED ?? Date.now() % 2 ** 31);
+const seed = seedOf('TENANCY_SEED', 'test/tenancy-properties.test.ts');
 const documentsPerCaller = Number(process.env.TENANCY_DOCUMENTS ?? 200);
-console.log(
-  `tenancy seed ${seed}, ${documentsPerCaller} documents per caller (replay: TENANCY_SEED=${seed} npx vitest run test/tenancy-properties.test.ts)`,
-);
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
 let planned: Gateway;
@@ -112,10 +110,9 @@ describe('generated documents answer alike through the planner and the resolvers
     'caller %i',
     async (index) => {
       const caller = callers[index];
-      const random = seededRandom(seed + index);
-      for (let n = 0; n < documentsPerCaller; n++) {
+      await forEachRun(seed + index, documentsPerCaller, async (random) => {
         const document = generateDocument(schema, random, pools, generationOptions);
-        const context = `TENANCY_SEED=${seed}, caller ${caller.name}, document ${n}:\n${document.query}\n${JSON.stringify(document.variables)}`;
+        const context = `TENANCY_SEED=${seed}, caller ${caller.name}:\n${document.query}\n${JSON.stringify(document.variables)}`;
         const [fromPlanner, fromResolvers] = [
           await answer(planned, caller, document),
           await answer(resolved, caller, document),
@@ -134,7 +131,7 @@ describe('generated documents answer alike through the planner and the resolvers
         harvestCursors(pools, body.data);
         // Only a bug is a 500: whatever a document asks, the answer is data or the caller's error.
         expect(fromPlanner, context).not.toMatch(/^5|INTERNAL_SERVER_ERROR|Unexpected error/);
-      }
+      });
     },
     600_000,
   );

@@ -8,18 +8,18 @@ import type { Context } from '../src/schema/context.js';
 import { schema } from '../src/schema/index.js';
 import { writePlanFor } from '../src/write-plans/plan.js';
 import { openTestDatabase } from './helpers/database.js';
-import { poolsOf, seededRandom, type GeneratedDocument, type Pools } from './helpers/documents.js';
+import { poolsOf, type GeneratedDocument, type Pools } from './helpers/documents.js';
+import { forEachRun, seedOf } from './helpers/properties.js';
 import { crossOrganizationReferences, demoCallers, foreignRows, Visibility, type Caller } from './helpers/tenancy.js';
 import { plannedMutations, WriteDocuments } from './helpers/write-documents.js';
 
 // Random updates generated from the schema, sent by every kind of caller through the write plans and
 // through the executor: the same write twice, so the answers must be equal (but for the time each
 // write was made), refusals included, and show no row of an organization the caller is not in.
-// Seeded: WRITE_SEED=<seed> replays a run.
+// Drawn by fast-check (helpers/properties.ts): WRITE_SEED=<seed> replays a run.
 
-const seed = Number(process.env.WRITE_SEED ?? Date.now() % 2 ** 31);
+const seed = seedOf('WRITE_SEED', 'test/write-plans.test.ts');
 const documentsPerCaller = Number(process.env.WRITE_DOCUMENTS ?? 40);
-console.log(`write seed ${seed} (replay: WRITE_SEED=${seed} npx vitest run test/write-plans.test.ts)`);
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
 let planned: Gateway;
@@ -70,11 +70,10 @@ describe('generated updates answer alike through the write plans and the executo
   it('for every kind of caller', { timeout: 600_000 }, async () => {
     let [plannedCount, written] = [0, 0];
     for (const [index, caller] of callers.entries()) {
-      const documents = new WriteDocuments(schema, seededRandom(seed + index), pools);
       const principal = await resolvePrincipal(caller.key);
-      for (let n = 0; n < documentsPerCaller; n++) {
-        const document = documents.next();
-        const context = `WRITE_SEED=${seed}, caller ${index} ${caller.name}, document ${n}:\n${document.query}\n${JSON.stringify(document.variables)}`;
+      await forEachRun(seed + index, documentsPerCaller, async (random) => {
+        const document = new WriteDocuments(schema, random, pools).next();
+        const context = `WRITE_SEED=${seed}, caller ${index} ${caller.name}:\n${document.query}\n${JSON.stringify(document.variables)}`;
         const plan = writePlanFor(
           schema,
           parse(document.query),
@@ -94,7 +93,7 @@ describe('generated updates answer alike through the write plans and the executo
         if (body.data) written++;
         expect(foreignRows(schema, visibility, caller, body.data), context).toEqual([]);
         expect(fromPlan, context).not.toMatch(/^5|INTERNAL_SERVER_ERROR|Unexpected error/);
-      }
+      });
     }
     // Most documents are planned, and enough of them write, for the comparison to weigh.
     expect(plannedCount).toBeGreaterThan(callers.length * documentsPerCaller * 0.4);

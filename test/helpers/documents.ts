@@ -21,6 +21,7 @@ import { delegateOf } from '../../src/db/delegate.js';
 import type { Prisma } from '../../src/db/index.js';
 import { graphModels } from './tenancy.js';
 import { globalId } from './graphql.js';
+import { Draws, type Random } from './properties.js';
 
 // Random query documents generated from the schema itself: every root field whose arguments can be
 // made, relations nested several levels, connections with and without pages, filters with every
@@ -29,21 +30,6 @@ import { globalId } from './graphql.js';
 // node/nodes by global ids of every type, and `me`. Values come from the data (pools), so rows of
 // every organization are asked for by id, cursor, filter and search; cursors and global ids are
 // also malformed or of no row now and then.
-
-/** A seeded source of numbers in [0, 1): the same seed gives the same documents. */
-export type Random = () => number;
-
-/** mulberry32: small, fast and good enough to pick documents. */
-export function seededRandom(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Values of the data the documents ask with: row ids by model (every organization's), strings,
@@ -144,7 +130,7 @@ const pageArguments = ['first', 'after', 'last', 'before'];
 
 const cursorOf = (id: number) => Buffer.from(`GPC:N:${id}`).toString('base64');
 
-class Generator {
+class Generator extends Draws {
   private readonly variableDefinitions: string[] = [];
   readonly variables: Record<string, unknown> = {};
   private readonly fragments = new Map<string, string>();
@@ -154,16 +140,13 @@ class Generator {
 
   constructor(
     private readonly schema: GraphQLSchema,
-    private readonly random: Random,
+    random: Random,
     private readonly pools: Pools,
     private readonly options: Options,
-  ) {}
+  ) {
+    super(random);
+  }
 
-  private chance = (p: number) => this.random() < p;
-  private integer = (least: number, most: number) => least + Math.floor(this.random() * (most - least + 1));
-  private pick = <T>(items: readonly T[]): T => items[Math.floor(this.random() * items.length)];
-  private some = <T>(items: readonly T[], most: number): T[] =>
-    [...items].sort(() => this.random() - 0.5).slice(0, this.integer(1, Math.max(1, Math.min(most, items.length))));
   private name = (prefix: string) => `${prefix}${this.counter++}`;
 
   /** A variable of `type` holding `value`, declared on the operation. */

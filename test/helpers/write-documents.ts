@@ -13,7 +13,8 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { WritePlanExtension } from '../../src/write-plans/extension.js';
-import type { GeneratedDocument, Pools, Random } from './documents.js';
+import type { GeneratedDocument, Pools } from './documents.js';
+import { Draws, type Random } from './properties.js';
 import { globalId } from './graphql.js';
 
 /** The mutation fields a write plan may answer, from the schema: their names and plans. */
@@ -29,12 +30,13 @@ export function plannedMutations(schema: GraphQLSchema): [string, WritePlanExten
  * the data and values no check accepts, as a variable or a literal; a payload of the row's columns
  * under aliases and fragments, and now and then a field only the executor answers.
  */
-export class WriteDocuments {
+export class WriteDocuments extends Draws {
   constructor(
     private readonly schema: GraphQLSchema,
-    private readonly random: Random,
+    random: Random,
     private readonly pools: Pools,
   ) {
+    super(random);
     this.samples = {
       Float: pools.numbers,
       Boolean: [true, false],
@@ -43,8 +45,6 @@ export class WriteDocuments {
     };
   }
 
-  private chance = (p: number) => this.random() < p;
-  private pick = <T>(items: readonly T[]): T => items[Math.floor(this.random() * items.length)];
   private anyId = () => this.pick(this.pick([...this.pools.ids.values()].filter((ids) => ids.length)));
 
   /** Values of each scalar: the data's, and values no check accepts (too long, padded, past int4). */
