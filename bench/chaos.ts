@@ -13,7 +13,8 @@ Starts a primary and a standby of its own, two gateways (npm start on Node 24, d
 mixed load of clients that create boards and read them back through both; kills the primary's
 PostgreSQL, and reports per phase (healthy, primary lost, promoted, recovered): requests per second,
 statuses, the longest wait, the share of reads answered, reads that missed an acknowledged write,
-and acknowledged writes the new primary lacks.
+acknowledged writes the new primary lacks, and those that a subscriber resuming after the failover
+from a cursor taken before the load is not told of.
 
   --stack        patroni: Patroni (two nodes) over etcd, HAProxy routing to the leader and the
                  replicas, which promotes the standby itself (default);
@@ -82,6 +83,7 @@ ${phaseTable(report.figures)}
 - ${kind === 'patroni' ? 'HAProxy routed writes to the new leader' : 'the standby was promoted'} ${report.promotedAfterCrashMs} ms after the crash${kind === 'patroni' ? '' : ' (by the run)'}
 - first acknowledged write through each gateway after that: ${report.writesAfterPromotionMs.join(', ')} ms
 - the longest wait of any request: ${longest} ms
-- acknowledged writes: ${report.acknowledged.length}; lost (not on the new primary): ${report.lost.length}`);
+- acknowledged writes: ${report.acknowledged.length}; lost (not on the new primary): ${report.lost.length}
+- missing from a stream of the organization's changes resumed after the failover with a cursor taken before the load: ${report.missingFromStream.length}`);
 await cleanup();
 process.exit(0);

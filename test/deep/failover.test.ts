@@ -77,5 +77,6 @@ describe('a primary lost under a mixed load, its standby promoted by hand', () =
     expect(report.figures.map((each) => each.missingReads)).toEqual([0, 0, 0, 0]);
     expect(report.acknowledged.length).toBeGreaterThan(20);
     expect(report.lost).toEqual([]);
+    expect(report.missingFromStream).toEqual([]);
   });
 });

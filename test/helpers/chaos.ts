@@ -4,6 +4,7 @@ import { openDatabase } from '../../src/db/index.js';
 import { seedDemo } from '../../src/db/seed/index.js';
 import type { DemoKeys } from '../../src/db/seed/keys.js';
 import { eventually, onDatabase, timedGraphQL } from './faults.js';
+import { subscribeSse } from './live.js';
 import { lostWrites, MixedLoad, phases, type PhaseFigures, type Sent } from './load.js';
 import { startPatroniCluster, type PatroniCluster } from './patroni.js';
 import { createPrivateCluster, createReplica, type PrivateCluster } from './private-postgres.js';
@@ -141,6 +142,8 @@ export interface FailoverReport {
   acknowledged: number[];
   /** Acknowledged writes the new primary lacks. */
   lost: number[];
+  /** Acknowledged writes that a stream resumed after the failover, from a cursor taken before the crash, never told. */
+  missingFromStream: number[];
   /** From the crash to the new primary taking writes where DATABASE_URL leads. */
   promotedAfterCrashMs: number;
   /** From that moment to each gateway's first acknowledged write. */
@@ -148,6 +151,41 @@ export interface FailoverReport {
 }
 
 const createBoard = 'mutation($name: String!) { createWhiteboard(input: { name: $name }) { whiteboard { rowId } } }';
+const activeOrganization = 'query { me { organizationId } }';
+const logEnd = 'query($id: Int!) { changes(organizationId: $id, first: 1) { pageInfo { endCursor } } }';
+const createdBoards = `subscription($id: Int!, $after: String) {
+  organizationWhiteboardEvents(organizationId: $id, after: $after) { ... on LiveEvent { kind rowId } } }`;
+
+/** Where the change log of the caller's active organization (where its boards are created) stands now. */
+async function logNow(gateway: Gateway, key: string): Promise<{ organizationId: number; cursor: string }> {
+  const organizationId = (await timedGraphQL(gateway.url, key, activeOrganization)).body.data.me.organizationId;
+  const cursor = (await timedGraphQL(gateway.url, key, logEnd, { id: organizationId })).body.data.changes.pageInfo
+    .endCursor;
+  return { organizationId, cursor };
+}
+
+/** The boards of `acknowledged` whose creation a stream resumed from `from` does not tell within `waitMs` of its last event. */
+async function missingFromResumedStream(
+  gateway: Gateway,
+  key: string,
+  from: { organizationId: number; cursor: string },
+  acknowledged: number[],
+  waitMs = 5_000,
+): Promise<number[]> {
+  const stream = await subscribeSse(gateway.url, key, createdBoards, { id: from.organizationId, after: from.cursor });
+  const told = new Set<number>();
+  try {
+    while (!acknowledged.every((board) => told.has(board))) {
+      const event = await stream.next(waitMs).catch(() => undefined);
+      if (!event) break;
+      const { kind, rowId } = event.data.organizationWhiteboardEvents;
+      if (kind === 'CREATED') told.add(rowId);
+    }
+  } finally {
+    stream.close();
+  }
+  return acknowledged.filter((board) => !told.has(board));
+}
 
 /** Writes through `gateway` until one is acknowledged; resolves with when it was (Date.now()). */
 export async function firstWrite(gateway: Gateway, key: string, name: string, timeoutMs = 30_000): Promise<number> {
@@ -161,7 +199,8 @@ export async function firstWrite(gateway: Gateway, key: string, name: string, ti
 
 /**
  * Runs a mixed load through `gateways` (the demo owner's key), crashes the primary, promotes a new
- * one, and reports the phases: healthy, primary lost, promoted (until every gateway wrote), recovered.
+ * one, and reports the phases: healthy, primary lost, promoted (until every gateway wrote), recovered;
+ * then resumes a stream of the organization's changes from a cursor taken before the load.
  */
 export async function runFailover(
   stack: Stack,
@@ -170,6 +209,7 @@ export async function runFailover(
 ): Promise<FailoverReport> {
   const { writers = 4, readers = 2, phaseMs = 3_000, outageMs = 0 } = options;
   const key = stack.keys.owner;
+  const before = await logNow(gateways[0], key);
   const load = new MixedLoad(
     gateways.map((gateway) => ({ url: gateway.url, key })),
     { writers, readers },
@@ -202,6 +242,7 @@ export async function runFailover(
     sent,
     acknowledged: load.acknowledged,
     lost: lostWrites(load.acknowledged, present),
+    missingFromStream: await missingFromResumedStream(gateways.at(-1)!, key, before, load.acknowledged),
     promotedAfterCrashMs: promoted - crashed,
     writesAfterPromotionMs: firstWrites.map((at) => at - promoted),
   };
