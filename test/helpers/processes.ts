@@ -38,6 +38,17 @@ export function startServer(env: Record<string, string>): ServerProcess {
   });
   // A test may only look at the exit: an unstarted server is no unhandled rejection.
   url.catch(() => {});
+  // A server that fails after it served is a finding of its own: its last words, wherever the test then fails.
+  void url.then(
+    async () => {
+      const code = await exit;
+      if (code)
+        console.error(
+          `a server exited with ${code} after serving; its last lines:\n${[...lines.out.slice(-20), ...lines.err.slice(-20)].join('\n')}`,
+        );
+    },
+    () => {},
+  );
   child.stderr.on('data', (chunk: Buffer) => lines.err.push(...chunk.toString().split('\n').filter(Boolean)));
   return { child, lines, url, exit };
 }
