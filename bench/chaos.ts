@@ -14,7 +14,7 @@ mixed load of clients that create boards and read them back through both; kills 
 PostgreSQL, and reports per phase (healthy, primary lost, promoted, recovered): requests per second,
 statuses, the longest wait, the share of reads answered, reads that missed an acknowledged write,
 acknowledged writes the new primary lacks, and those that a subscriber resuming after the failover
-from a cursor taken before the load is not told of.
+from a cursor taken before the load is not told of, or whose webhook never came.
 
   --stack        patroni: Patroni (two nodes) over etcd, HAProxy routing to the leader and the
                  replicas, which promotes the standby itself (default);
@@ -84,6 +84,7 @@ ${phaseTable(report.figures)}
 - first acknowledged write through each gateway after that: ${report.writesAfterPromotionMs.join(', ')} ms
 - the longest wait of any request: ${longest} ms
 - acknowledged writes: ${report.acknowledged.length}; lost (not on the new primary): ${report.lost.length}
-- missing from a stream of the organization's changes resumed after the failover with a cursor taken before the load: ${report.missingFromStream.length}`);
+- missing from a stream of the organization's changes resumed after the failover with a cursor taken before the load: ${report.missingFromStream.length}
+- not delivered to a webhook endpoint made before the load (within 60 s of its end): ${report.undelivered.length}`);
 await cleanup();
 process.exit(0);

@@ -78,5 +78,6 @@ describe('a primary lost under a mixed load, its standby promoted by hand', () =
     expect(report.acknowledged.length).toBeGreaterThan(20);
     expect(report.lost).toEqual([]);
     expect(report.missingFromStream).toEqual([]);
+    expect(report.undelivered).toEqual([]);
   });
 });

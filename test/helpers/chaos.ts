@@ -5,6 +5,7 @@ import { seedDemo } from '../../src/db/seed/index.js';
 import type { DemoKeys } from '../../src/db/seed/keys.js';
 import { eventually, onDatabase, timedGraphQL } from './faults.js';
 import { subscribeSse } from './live.js';
+import { Receiver, webhookEnv } from './webhooks.js';
 import { lostWrites, MixedLoad, phases, type PhaseFigures, type Sent } from './load.js';
 import { startPatroniCluster, type PatroniCluster } from './patroni.js';
 import { createPrivateCluster, createReplica, type PrivateCluster } from './private-postgres.js';
@@ -17,7 +18,7 @@ export const DATABASE = 'gateway';
 
 export interface Stack {
   name: string;
-  /** The gateway's DATABASE_URL and DATABASE_REPLICA_URLS. */
+  /** The gateway's DATABASE_URL and DATABASE_REPLICA_URLS, and webhooks delivered to loopback receivers. */
   env: Record<string, string>;
   keys: DemoKeys;
   /** Stops the primary's PostgreSQL as a crash does. */
@@ -67,7 +68,11 @@ export async function patroniStack(replication: Replication = 'sync'): Promise<S
       name: `Patroni (${replication}), etcd, HAProxy`,
       cluster,
       keys,
-      env: { DATABASE_URL: cluster.primaryUrl(DATABASE), DATABASE_REPLICA_URLS: cluster.replicaUrl(DATABASE) },
+      env: {
+        DATABASE_URL: cluster.primaryUrl(DATABASE),
+        DATABASE_REPLICA_URLS: cluster.replicaUrl(DATABASE),
+        ...webhookEnv,
+      },
       crash: async () => cluster.crashPostgres(await cluster.leader()),
       promote: () => answersAsPrimary(cluster.primaryUrl(DATABASE)),
       primaryUrl: () => cluster.primaryUrl(DATABASE),
@@ -109,6 +114,7 @@ export async function multiHostStack(
       env: {
         DATABASE_URL: url('read-write', primary, standby),
         DATABASE_REPLICA_URLS: url('standby', standby, primary),
+        ...webhookEnv,
       },
       crash: () => primary.crash(),
       promote: () => standby.promote(),
@@ -144,6 +150,8 @@ export interface FailoverReport {
   lost: number[];
   /** Acknowledged writes that a stream resumed after the failover, from a cursor taken before the crash, never told. */
   missingFromStream: number[];
+  /** Acknowledged writes whose webhook (an endpoint made before the load) never came. */
+  undelivered: number[];
   /** From the crash to the new primary taking writes where DATABASE_URL leads. */
   promotedAfterCrashMs: number;
   /** From that moment to each gateway's first acknowledged write. */
@@ -151,6 +159,7 @@ export interface FailoverReport {
 }
 
 const createBoard = 'mutation($name: String!) { createWhiteboard(input: { name: $name }) { whiteboard { rowId } } }';
+const createEndpoint = `mutation($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { secret } }`;
 const activeOrganization = 'query { me { organizationId } }';
 const logEnd = 'query($id: Int!) { changes(organizationId: $id, first: 1) { pageInfo { endCursor } } }';
 const createdBoards = `subscription($id: Int!, $after: String) {
@@ -197,10 +206,32 @@ export async function firstWrite(gateway: Gateway, key: string, name: string, ti
   return Date.now();
 }
 
+/** A receiver of the organization's board creations, verifying each delivery with the `standardwebhooks` package. */
+async function creationsReceiver(gateway: Gateway, key: string, organizationId: number): Promise<Receiver> {
+  const receiver = await Receiver.start();
+  const input = { organizationId, url: receiver.url, eventTypes: ['whiteboard.created'] };
+  receiver.secret = (
+    await timedGraphQL(gateway.url, key, createEndpoint, { input })
+  ).body.data.createWebhookEndpoint.secret;
+  return receiver;
+}
+
+/** The boards of `acknowledged` whose creation `receiver` has not had (verified) within `waitMs`. */
+async function undeliveredWithin(receiver: Receiver, acknowledged: number[], waitMs = 60_000): Promise<number[]> {
+  const deadline = Date.now() + waitMs;
+  const missing = () => {
+    const delivered = new Set(receiver.received.filter((r) => r.verified).map((r) => r.body.data.whiteboardId));
+    return acknowledged.filter((board) => !delivered.has(board));
+  };
+  while (missing().length && Date.now() < deadline) await sleep(100);
+  return missing();
+}
+
 /**
  * Runs a mixed load through `gateways` (the demo owner's key), crashes the primary, promotes a new
  * one, and reports the phases: healthy, primary lost, promoted (until every gateway wrote), recovered;
- * then resumes a stream of the organization's changes from a cursor taken before the load.
+ * then resumes a stream of the organization's changes from a cursor taken before the load, and waits
+ * for the webhooks of an endpoint made before it.
  */
 export async function runFailover(
   stack: Stack,
@@ -210,6 +241,7 @@ export async function runFailover(
   const { writers = 4, readers = 2, phaseMs = 3_000, outageMs = 0 } = options;
   const key = stack.keys.owner;
   const before = await logNow(gateways[0], key);
+  const receiver = await creationsReceiver(gateways[0], key, before.organizationId);
   const load = new MixedLoad(
     gateways.map((gateway) => ({ url: gateway.url, key })),
     { writers, readers },
@@ -243,6 +275,7 @@ export async function runFailover(
     acknowledged: load.acknowledged,
     lost: lostWrites(load.acknowledged, present),
     missingFromStream: await missingFromResumedStream(gateways.at(-1)!, key, before, load.acknowledged),
+    undelivered: await undeliveredWithin(receiver, load.acknowledged).finally(() => receiver.close()),
     promotedAfterCrashMs: promoted - crashed,
     writesAfterPromotionMs: firstWrites.map((at) => at - promoted),
   };
