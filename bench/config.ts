@@ -1,5 +1,6 @@
 import { type GatewayNode, gatewayNodes } from './peer-setup.js';
 import type { LiveSettings } from './live.js';
+import type { WebhookSettings } from './webhooks.js';
 
 /** Settings of `npm run bench`, from the environment; BENCHMARKS.md lists them. */
 /**
@@ -49,6 +50,8 @@ export interface BenchConfig {
   profileDir: string | undefined;
   /** The live case (subscriptions); its renames run for `duration` seconds. */
   live: LiveSettings;
+  /** The webhook case (deliveries to endpoints); its renames run for `duration` seconds. */
+  webhooks: WebhookSettings;
   /**
    * Run the gateway with ROW_LEVEL_SECURITY=true, as the owner of the bench database (a role that is
    * no superuser, which row-level security would pass); the peer and the floor stay on the admin role.
@@ -103,6 +106,12 @@ export function loadBenchConfig(): BenchConfig {
       subscribers: Math.round(positive('BENCH_LIVE_SUBSCRIBERS', 500)),
       perBoard: Math.round(positive('BENCH_LIVE_PER_BOARD', 10)),
       rate: positive('BENCH_LIVE_RATE', 20),
+      seconds: duration,
+      warmup,
+    },
+    webhooks: {
+      endpoints: Math.round(positive('BENCH_WEBHOOK_ENDPOINTS', 20)),
+      rate: positive('BENCH_WEBHOOK_RATE', 100),
       seconds: duration,
       warmup,
     },

@@ -44,7 +44,7 @@ const DRAIN_MS = 3_000;
 
 const now = () => performance.timeOrigin + performance.now();
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
 }
 

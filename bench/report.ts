@@ -5,6 +5,7 @@ import type { BenchConfig } from './config.js';
 import type { Case } from './case.js';
 import type { LoadReport } from './dataset.js';
 import type { LiveResult } from './live.js';
+import type { WebhookResult } from './webhooks.js';
 import type { LoadResult } from './load.js';
 
 export interface Measured {
@@ -49,6 +50,8 @@ export interface RunReport {
   results: CaseResult[];
   /** The live case, when it ran. */
   live?: LiveResult;
+  /** The webhook case, when it ran. */
+  webhooks?: WebhookResult;
   /** Peak resident memory over the whole run (VmHWM), bytes; the peer's when a request case ran. */
   gatewayPeakRss: number;
   peerPeakRss?: number;
@@ -295,6 +298,13 @@ function targets(report: RunReport): string {
       `| live: delivery p99 under 100 ms with ${live.settings.subscribers} subscribers, every event delivered | ${fixed(live.latency.p99, 1)} ms, ${live.delivered} of ${live.expected} | ${mark(live.latency.p99 < 100 && complete)} |`,
     );
   }
+  const { webhooks } = report;
+  if (webhooks) {
+    const { endpoints, rate } = webhooks.settings;
+    rows.push(
+      `| webhooks: commit to first delivery attempt p50 at most 100 ms and p99 at most 500 ms at ${rate} changes/s to ${endpoints} endpoints, every change attempted | p50 ${fixed(webhooks.latency.p50, 1)} ms, p99 ${fixed(webhooks.latency.p99, 1)} ms, ${webhooks.delivered} of ${webhooks.changes} | ${mark(webhooks.latency.p50 <= 100 && webhooks.latency.p99 <= 500 && webhooks.delivered === webhooks.changes)} |`,
+    );
+  }
   const steady = measured.every(({ gateway }) => gateway!.statements.min === gateway!.statements.max);
   rows.push(
     `| statements per request constant | ${report.invariance.text}; each case's sample ${steady ? 'constant' : 'varies'} | ${mark(report.invariance.constant && steady)} |`,
@@ -359,6 +369,14 @@ function liveSection(live: LiveResult): string {
   ].join(' ');
 }
 
+function webhookSection(webhooks: WebhookResult): string {
+  const { endpoints, rate, seconds } = webhooks.settings;
+  return [
+    `Webhooks: a gateway of its own with webhooks on, one endpoint per organization (${endpoints}, on a loopback receiver that answers 204), ${rate} board renames per second over their boards for ${seconds} s.`,
+    `From a rename's answer (it commits before answering) to the first attempt of its delivery at the receiver: p50 ${fixed(webhooks.latency.p50, 1)} ms, p99 ${fixed(webhooks.latency.p99, 1)} ms, max ${fixed(webhooks.latency.max, 1)} ms; ${webhooks.delivered} of ${webhooks.changes} changes attempted within 5 s of the last rename.`,
+  ].join(' ');
+}
+
 /** The request cases' table with its legend and the answer check. */
 function requestSection(report: RunReport): string[] {
   const checked = report.results.filter((r) => r.checked.length).map((r) => `${r.case.id} ${r.checked.join(' and ')}`);
@@ -400,6 +418,7 @@ export function renderResults(report: RunReport): string {
     '',
     ...(report.results.length ? requestSection(report) : []),
     ...(report.live ? [liveSection(report.live), ''] : []),
+    ...(report.webhooks ? [webhookSection(report.webhooks), ''] : []),
     targets(report),
     '',
     ...(notes.length ? ['Notes of this run:', '', ...notes] : []),

@@ -17,6 +17,7 @@ import { loadDataset, ownerOf, size } from './dataset.js';
 import { TestProvider } from '../test/helpers/oidc-provider.js';
 import { issueKeys, tokenIssuer, type KeyRing } from './keys.js';
 import { measureLive, type LiveResult } from './live.js';
+import { measureWebhooks, type WebhookResult } from './webhooks.js';
 import { benchPostgres, executionTime, pinToCpu } from './postgres.js';
 import { runLoad, type LoadSource } from './load.js';
 import { gatewayRuntime, installPeer, nodeVersion, peerRuntime, startPeer } from './peer-setup.js';
@@ -218,7 +219,7 @@ async function main(): Promise<void> {
   const selected = (id: string) => !config.cases || config.cases.includes(id);
   if (config.cases?.every((id) => id === 'replica')) return replicaCase();
   // Only the request cases need the peer and the floor.
-  const requestCases = !config.cases || config.cases.some((id) => id !== 'live' && id !== 'replica');
+  const requestCases = !config.cases || config.cases.some((id) => !['live', 'webhooks', 'replica'].includes(id));
   if (requestCases) installPeer(log);
   const pinned = config.mode === 'pinned';
   const postgres = await benchPostgres(
@@ -336,6 +337,16 @@ async function main(): Promise<void> {
   }
   const invariance = await statementInvariance(gateway, keys);
   await gateway.stop();
+  // On a gateway of its own, with webhooks on: the dispatcher's polls would weigh on every other case.
+  let webhooks: WebhookResult | undefined;
+  if (selected('webhooks')) {
+    const { endpoints, rate, seconds } = config.webhooks;
+    log(`webhooks: ${endpoints} endpoints, ${rate} renames/s for ${seconds} s`);
+    webhooks = await measureWebhooks(gatewayUrl, { ...env, ...runtime.env }, keys, config.webhooks);
+    log(
+      `webhooks: ${webhooks.delivered} of ${webhooks.changes} first attempts, p50 ${webhooks.latency.p50.toFixed(1)} ms, p99 ${webhooks.latency.p99.toFixed(1)} ms`,
+    );
+  }
   await provider.close();
 
   const text = renderResults({
@@ -345,6 +356,7 @@ async function main(): Promise<void> {
     dataset,
     results,
     live,
+    webhooks,
     gatewayPeakRss: gateway.peakRss(),
     peerPeakRss,
     runtimes,
