@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Receiver, webhookEnv } from './helpers/webhooks.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { logFeed } from '../src/webhooks/log-feed.js';
 
 // Webhooks read from the change log itself: real mutations of the gateway, delivered by its own
 // dispatcher to a receiver that verifies every signature with the `standardwebhooks` package.
@@ -77,5 +78,47 @@ describe('webhooks read from the change log', () => {
     expect(only.body.data).toMatchObject({ rowId: boards[1].id, whiteboardId: boards[1].id });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(receiver.received).toHaveLength(1);
+  });
+
+  it("read every organization's changes after its own cursor in one statement", async () => {
+    const other = await server.database.prisma.whiteboard.findFirstOrThrow({
+      where: { organizationId: { not: board.organizationId } },
+    });
+    // A platform administrator reads both organizations.
+    const cursorOf = async (organization: number) =>
+      (await server.graphql(changes, { organization }, server.keys.platformAdmin)).data!.changes.pageInfo
+        .endCursor as string;
+    const pages = [
+      { organizationId: board.organizationId, after: await cursorOf(board.organizationId) },
+      { organizationId: other.organizationId, after: await cursorOf(other.organizationId) },
+    ];
+    await server.graphql(rename, { rowId: board.rowId, name: 'Read together 1' });
+    const renamed = await server.graphql(rename, { rowId: other.id, name: 'Read together 2' }, server.keys.globexOwner);
+    expect(renamed.errors).toBeUndefined();
+    await server.graphql(rename, { rowId: board.rowId, name: 'Read together 3' });
+    let statements = 0;
+    const engine = server.database.engine;
+    const counted = {
+      ...engine,
+      queryRows: (sql: string, args: unknown[]) => (statements++, engine.queryRows(sql, args)),
+    };
+    const read = await logFeed(() => counted).read(pages, 10);
+    expect(statements).toBe(1);
+    expect(read.map((page) => page.changes.map((change) => [change.organizationId, change.rowId]))).toEqual([
+      [
+        [board.organizationId, board.rowId],
+        [board.organizationId, board.rowId],
+      ],
+      [[other.organizationId, other.id]],
+    ]);
+    // Each goes on past its own changes: nothing more to read from there.
+    expect(
+      (
+        await logFeed(() => engine).read(
+          read.map((page, i) => ({ ...pages[i], after: page.cursor })),
+          10,
+        )
+      ).map((page) => page.changes),
+    ).toEqual([[], []]);
   });
 });

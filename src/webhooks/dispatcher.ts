@@ -164,14 +164,16 @@ export class WebhookDispatcher {
       const key = `${endpoint.organizationId} ${endpoint.cursor}`;
       groups.set(key, [...(groups.get(key) ?? []), endpoint]);
     }
+    if (groups.size === 0) return;
     const moves: { endpointId: number; previous: string; next: string }[] = [];
     const deliveries: NewDelivery[] = [];
-    for (const group of groups.values()) {
-      const { organizationId, cursor } = group[0];
-      const limit = Math.min(READ_BATCH, Math.max(...group.map((endpoint) => endpoint.room)));
-      const page = await feed.read(organizationId, cursor, limit);
+    const reads = [...groups.values()].map(([{ organizationId, cursor }]) => ({ organizationId, after: cursor }));
+    // One read for every organization (takeChanges keeps each endpoint within its room).
+    const pages = await feed.read(reads, READ_BATCH);
+    for (const [i, group] of [...groups.values()].entries()) {
+      const cursor = reads[i].after;
       for (const endpoint of group) {
-        const taken = takeChanges(endpoint, page.changes, page.cursor);
+        const taken = takeChanges(endpoint, pages[i].changes, pages[i].cursor);
         if (taken.next === cursor) continue;
         moves.push({ endpointId: endpoint.id, previous: cursor, next: taken.next });
         deliveries.push(...taken.deliveries);

@@ -26,8 +26,14 @@ export interface ChangeFeed {
   /** The position after every change committed so far: an endpoint made now starts there. */
   head(): Promise<string>;
   /**
-   * The changes of one organization after `after`, in commit order, at most `limit`; and the cursor
-   * the next read starts from (past what was read, even when nothing matched).
+   * For each page asked, the changes of its organization after its `after`, in commit order, at most
+   * `limit`; and the cursor the next read starts from (past what was read, even when nothing matched).
    */
-  read(organizationId: number, after: string, limit: number): Promise<{ changes: WebhookChange[]; cursor: string }>;
+  read(pages: readonly PageOf[], limit: number): Promise<{ changes: WebhookChange[]; cursor: string }[]>;
+}
+
+/** One organization's changes after a cursor. */
+export interface PageOf {
+  organizationId: number;
+  after: string;
 }

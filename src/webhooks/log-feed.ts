@@ -1,5 +1,5 @@
 import type { DatabaseEngine } from '../db/engine.js';
-import { expiredBecause, readHead, readOn, readScope, type LoggedChange } from '../live/log-read.js';
+import { expiredBecause, readHead, readOn, readOrganizations, type LoggedChange } from '../live/log-read.js';
 import { decodeCursor } from '../live/positions.js';
 import { logger } from '../observability/logger.js';
 import type { ChangeFeed, WebhookChange } from './feed.js';
@@ -26,19 +26,22 @@ export function logFeed(engine: () => DatabaseEngine): ChangeFeed {
   const run: DatabaseEngine['queryRows'] = (sql, args) => engine().queryRows(sql, args);
   return {
     head: async () => readOn(await readHead(run)),
-    async read(organizationId, after, limit) {
-      const cursor = decodeCursor(after, 'cursor');
-      const { head, changes } = await readScope(run, { organizationId }, cursor, limit);
-      const expired = expiredBecause(cursor, head);
-      if (expired) {
-        logger.warn({ organizationId, reason: expired }, 'webhooks: an endpoint cursor expired; it goes on from now');
-        return { changes: [], cursor: readOn(head) };
-      }
-      const full = changes.length === limit;
-      return {
-        changes: changes.map((change) => webhookChange(change, organizationId)),
-        cursor: full ? changes[limit - 1].cursor : readOn(head, { cursor, text: after }),
-      };
+    async read(pages, limit) {
+      const cursors = pages.map((page) => decodeCursor(page.after, 'cursor'));
+      const reads = pages.map((page, i) => ({ organizationId: page.organizationId, after: cursors[i] }));
+      const { head, changes } = await readOrganizations(run, reads, limit);
+      return pages.map(({ organizationId, after }, i) => {
+        const expired = expiredBecause(cursors[i], head);
+        if (expired) {
+          logger.warn({ organizationId, reason: expired }, 'webhooks: an endpoint cursor expired; it goes on from now');
+          return { changes: [], cursor: readOn(head) };
+        }
+        const page = changes[i];
+        return {
+          changes: page.map((change) => webhookChange(change, organizationId)),
+          cursor: page.length === limit ? page[limit - 1].cursor : readOn(head, { cursor: cursors[i], text: after }),
+        };
+      });
     },
   };
 }

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Prisma } from '../../src/db/index.js';
-import type { ChangeFeed, WebhookChange } from '../../src/webhooks/feed.js';
+import type { ChangeFeed, PageOf, WebhookChange } from '../../src/webhooks/feed.js';
 import { SecretBox } from '../../src/webhooks/secret-box.js';
 import { newSigningSecret } from '../../src/webhooks/signature.js';
 
@@ -134,12 +134,16 @@ export class MemoryFeed implements ChangeFeed {
     return this.cursorAt(this.changes.length);
   }
 
-  async read(organizationId: number, after: string, limit: number) {
-    const later = this.changes.filter((change) => change.cursor > after);
-    const page = later.filter((change) => change.organizationId === organizationId).slice(0, limit);
-    // A full page ends at its last change; a short one has read everything up to now.
-    const cursor = page.length === limit ? page[page.length - 1].cursor : await this.head();
-    return { changes: page, cursor };
+  async read(pages: readonly PageOf[], limit: number) {
+    return Promise.all(
+      pages.map(async ({ organizationId, after }) => {
+        const later = this.changes.filter((change) => change.cursor > after);
+        const page = later.filter((change) => change.organizationId === organizationId).slice(0, limit);
+        // A full page ends at its last change; a short one has read everything up to now.
+        const cursor = page.length === limit ? page[page.length - 1].cursor : await this.head();
+        return { changes: page, cursor };
+      }),
+    );
   }
 }
 
