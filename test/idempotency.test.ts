@@ -234,3 +234,17 @@ describe('what the header does not apply to', () => {
     expect(await keyRow(key)).toBeNull();
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('names Idempotency-Key, Idempotent-Replayed and the 400, 409 and 422 answers on the POST routes that change, only there', async () => {
+    const document = await (await fetch(`${server.url}/api/openapi.json`)).json();
+    const create = document.paths['/api/whiteboard/v1/'].post;
+    expect(create.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }));
+    expect(create.responses['201'].headers['Idempotent-Replayed']).toBeDefined();
+    expect(create.responses['400'].description).toMatch(/Idempotency-Key/);
+    expect(create.responses['409'].headers['Retry-After']).toBeDefined();
+    expect(create.responses['422'].description).toMatch(/Idempotency-Key/);
+    const update = document.paths['/api/whiteboard/v1/{whiteboard_id}/'].put;
+    expect(update.parameters.map((parameter: { name: string }) => parameter.name)).not.toContain('Idempotency-Key');
+  });
+});
