@@ -178,6 +178,68 @@ describe('a request that ended without its answer stored', () => {
   });
 });
 
+describe('the one-statement writes with a key', () => {
+  const rename = `mutation($input: UpdateWhiteboardInput!) { updateWhiteboard(input: $input) { whiteboard { rowId name } } }`;
+  const move = `mutation($input: MoveWhiteboardObjectInstancesInput!) {
+    moveWhiteboardObjectInstances(input: $input) { whiteboardObjectInstances { rowId x } }
+  }`;
+  const entriesOf = async (key: string) => {
+    const row = await keyRow(key);
+    return prisma().userActionLog.count({ where: { requestId: row!.id } });
+  };
+  const loseAnswer = (key: string) =>
+    prisma().idempotencyKey.updateMany({
+      where: { key },
+      data: { state: 'RUNNING', result: null, leaseUntil: new Date(Date.now() - 1000) },
+    });
+
+  it('a rename is replayed, and a retry after its answer was lost does not write it again', async () => {
+    const board = await prisma().whiteboard.create({ data: { name: 'Before', organizationId: 1, authorId: 1 } });
+    const [key, input] = [randomUUID(), { rowId: board.id, name: `Renamed ${randomUUID()}` }];
+    const first = await graphql(rename, { input }, keyed(key));
+    expect(first.body.data.updateWhiteboard.whiteboard.name).toBe(input.name);
+    expect((await graphql(rename, { input }, keyed(key))).replayed).toBe('true');
+    await loseAnswer(key);
+    // Renamed by someone else since: the retry does not rename it back, it answers the row as it is.
+    await prisma().whiteboard.update({ where: { id: board.id }, data: { name: 'Renamed since' } });
+    const retried = await graphql(rename, { input }, keyed(key));
+    expect(retried.body.data.updateWhiteboard.whiteboard).toEqual({ rowId: board.id, name: 'Renamed since' });
+    expect(await entriesOf(key)).toBe(1);
+  });
+
+  it('a move is replayed, and a retry after its answer was lost does not move again', async () => {
+    const object = await prisma().whiteboardObject.findFirstOrThrow({ orderBy: { id: 'asc' } });
+    const [one, two] = await prisma().whiteboardObjectInstance.createManyAndReturn({
+      data: [{ objectId: object.id }, { objectId: object.id }],
+    });
+    const key = randomUUID();
+    const input = { whiteboardId: object.whiteboardId, instances: [one, two].map(({ id }) => ({ rowId: id, x: 42 })) };
+    const first = await graphql(move, { input }, keyed(key));
+    expect(first.body.data.moveWhiteboardObjectInstances.whiteboardObjectInstances).toEqual([
+      { rowId: one.id, x: 42 },
+      { rowId: two.id, x: 42 },
+    ]);
+    expect((await graphql(move, { input }, keyed(key))).replayed).toBe('true');
+    await loseAnswer(key);
+    await prisma().whiteboardObjectInstance.update({ where: { id: two.id }, data: { x: 7 } });
+    const retried = await graphql(move, { input }, keyed(key));
+    expect(retried.body.data.moveWhiteboardObjectInstances.whiteboardObjectInstances).toEqual([
+      { rowId: one.id, x: 42 },
+      { rowId: two.id, x: 7 },
+    ]);
+    expect(await entriesOf(key)).toBe(2);
+  });
+
+  it('cost the statements of the write and two more: the key claimed, the answer kept', async () => {
+    const board = await prisma().whiteboard.create({ data: { name: 'Counted', organizationId: 1, authorId: 1 } });
+    const input = { rowId: board.id, name: `Counted ${randomUUID()}` };
+    const plain = await server.countStatements(() => graphql(rename, { input }, {}));
+    const withKey = await server.countStatements(() => graphql(rename, { input }, keyed(randomUUID())));
+    const ofRequest = (statements: string[]) => statements.filter((sql) => !/"api_key"/.test(sql));
+    expect(ofRequest(withKey.statements)).toHaveLength(ofRequest(plain.statements).length + 2);
+  });
+});
+
 describe('keys past IDEMPOTENCY_TTL_HOURS', () => {
   it('are deleted by the retention run, and the same key is then a new request', async () => {
     const [key, name] = [randomUUID(), `Expired ${randomUUID()}`];
