@@ -32,6 +32,8 @@ beforeAll(async () => {
   proxied = await openDatabase({
     databaseUrl: url.toString(),
     poolSize: 4,
+    // Every statement of the gateway's own is parsed each time it runs, so the proxy sees the rename's text every time.
+    preparedStatements: 'unnamed',
     databaseBounds: { connectTimeoutMs: 2000, statementTimeoutMs: 5000, lockTimeoutMs: 2000 },
   });
   instance = await startInstance({ DATABASE_CONNECT_TIMEOUT_MS: '2000', DATABASE_STATEMENT_TIMEOUT_MS: '5000' });
@@ -87,4 +89,30 @@ it(`a create cut at COMMIT and retried with its key makes exactly one row, ${ROU
   expect(outcomes.after).toBe(Math.floor(ROUNDS / 2));
   expect(outcomes.committed).toBe(outcomes.after);
   expect(outcomes.rolledBack).toBe(outcomes.before);
+}, 600_000);
+
+const rename = `mutation($input: UpdateWhiteboardInput!) { updateWhiteboard(input: $input) { whiteboard { rowId name } } }`;
+const ROUNDS_OF_RENAMES = Math.min(ROUNDS, 100);
+
+it(`a rename (one statement, its own transaction) cut as it is sent is OUTCOME_UNKNOWN, and retried with its key is made once, ${ROUNDS_OF_RENAMES} times`, async () => {
+  const prisma = direct.database.prisma;
+  const board = await prisma.whiteboard.create({ data: { name: 'Cut rename', organizationId: 1, authorId: 1 } });
+  for (let round = 0; round < ROUNDS_OF_RENAMES; round++) {
+    const [name, key] = [`Cut rename ${round} ${randomUUID()}`, randomUUID()];
+    const cut: Cut = round % 2 === 0 ? 'before' : 'after';
+    proxy.arm(cut, /^WITH target AS/);
+    const send = () =>
+      sendGraphQL(instance.url, rename, {
+        variables: { input: { rowId: board.id, name } },
+        key: keys.owner,
+        headers: { 'Idempotency-Key': key },
+      }).then(async (response) => ({ status: response.status, body: await response.json() }));
+    const first = await send();
+    expect(first).toMatchObject({ status: 503, body: { errors: [{ extensions: { code: 'OUTCOME_UNKNOWN' } }] } });
+    const retried = await send();
+    expect(retried.body).toEqual({ data: { updateWhiteboard: { whiteboard: { rowId: board.id, name } } } });
+    // One entry in the change log for the request, whichever way the cut went.
+    const request = await prisma.idempotencyKey.findFirstOrThrow({ where: { key } });
+    expect(await prisma.userActionLog.count({ where: { requestId: request.id } })).toBe(1);
+  }
 }, 600_000);

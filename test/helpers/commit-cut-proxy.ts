@@ -18,17 +18,17 @@ function sqlOf(bytes: Buffer): string | undefined {
   return bytes.toString('utf8', nameEnd + 1, bytes.indexOf(0, nameEnd + 1));
 }
 
-const isCommit = (sql: string | undefined) => sql !== undefined && /^\s*COMMIT\b/i.test(sql);
+const COMMIT = /^\s*COMMIT\b/i;
 
 /**
- * A TCP proxy in front of PostgreSQL that cuts a connection when its client sends COMMIT, once per
- * `arm`: before forwarding it (the server sees the connection end inside the transaction, and rolls
+ * A TCP proxy in front of PostgreSQL that cuts a connection when its client sends COMMIT (or another
+ * statement it is armed with), once per `arm`: before forwarding it (the server sees the connection end inside the transaction, and rolls
  * it back) or after (the server reads it, then the end of its input: it commits, and the answer
  * reaches nobody). The client sees the same in both cases: its connection lost during COMMIT.
  */
 export class CommitCutProxy {
   private server: Server | undefined;
-  private armed: Cut | undefined;
+  private armed: { cut: Cut; statement: RegExp } | undefined;
   private readonly sockets = new Set<Socket>();
   /** The cuts made, in order. */
   readonly cuts: Cut[] = [];
@@ -41,9 +41,9 @@ export class CommitCutProxy {
     return (this.server.address() as AddressInfo).port;
   }
 
-  /** The next COMMIT any connection sends is cut this way. */
-  arm(cut: Cut): void {
-    this.armed = cut;
+  /** The next COMMIT any connection sends (or the next statement `statement` matches: a write in its own transaction) is cut this way. */
+  arm(cut: Cut, statement = COMMIT): void {
+    this.armed = { cut, statement };
   }
 
   private serve(client: Socket): void {
@@ -84,10 +84,11 @@ export class CommitCutProxy {
         const { bytes } = message;
         if (cutAtSync && bytes[0] === SYNC) return cut(bytes);
         const armed = this.armed;
-        if (armed && isCommit(sqlOf(bytes))) {
+        const sql = sqlOf(bytes);
+        if (armed && sql !== undefined && armed.statement.test(sql)) {
           this.armed = undefined;
-          this.cuts.push(armed);
-          if (armed === 'before') return cut();
+          this.cuts.push(armed.cut);
+          if (armed.cut === 'before') return cut();
           // A simple query runs as it arrives; a prepared one at its Sync.
           if (bytes[0] === QUERY) return cut(bytes);
           cutAtSync = true;
