@@ -240,6 +240,25 @@ describe('the one-statement writes with a key', () => {
   });
 });
 
+describe('an answer that holds a secret shown once', () => {
+  it('is never kept: a retry is told the key was made and its secret cannot be shown again, and makes no second key', async () => {
+    const key = randomUUID();
+    const name = `Keyed key ${randomUUID()}`;
+    const createKey = `mutation($name: String!) { createApiKey(input: { name: $name, permission: READ_ONLY }) { secret apiKey { rowId } } }`;
+    const first = await graphql(createKey, { name }, keyed(key));
+    expect(first.body.data.createApiKey.secret).toMatch(/^wbg_/);
+    const row = await keyRow(key);
+    expect(row).toMatchObject({ state: 'RUNNING', result: null });
+    const retried = await graphql(createKey, { name }, keyed(key));
+    expect(retried.replayed).toBeNull();
+    expect(retried.body.errors[0]).toMatchObject({
+      extensions: { code: 'CONFLICT' },
+      message: expect.stringContaining('shown only once'),
+    });
+    expect(await prisma().apiKey.count({ where: { name } })).toBe(1);
+  });
+});
+
 describe('keys past IDEMPOTENCY_TTL_HOURS', () => {
   it('are deleted by the retention run, and the same key is then a new request', async () => {
     const [key, name] = [randomUUID(), `Expired ${randomUUID()}`];

@@ -133,8 +133,10 @@ const complete = (result: unknown): result is ExecutionResult =>
  * Honours `Idempotency-Key` on mutations sent by POST (GraphQL over HTTP, REST routes); registered
  * after the operation guard, so a refused request claims no key. Only a complete answer is kept: an
  * answer with errors (even beside data, a partial one) is given and the key left to a retry, which
- * makes again only the changes that did not commit. An anonymous request (the public mutation) has
- * no caller to keep a key for, and ignores it.
+ * makes again only the changes that did not commit. An answer holding a secret shown once (a new
+ * key's, an invite's token) is never kept: its retry is told the change was made and its secret
+ * cannot be shown again. An anonymous request (the public mutation) has no caller to keep a key for,
+ * and ignores it.
  */
 export function useIdempotencyKeys(options: IdempotencyOptions): Plugin<Context> {
   return {
@@ -155,7 +157,7 @@ export function useIdempotencyKeys(options: IdempotencyOptions): Plugin<Context>
         return {
           // The database may be away: the answer is given all the same, and the lease runs out instead.
           onExecuteDone: async ({ result }: { result: unknown }): Promise<void> => {
-            await (complete(result)
+            await (complete(result) && !context.keyed?.secret
               ? run(storeSql, [id, attempt, JSON.stringify({ data: result.data })])
               : run(releaseSql, [id, attempt])
             ).catch(() => undefined);

@@ -7,7 +7,7 @@ import type { ActionMethod } from '../generated/prisma/enums.js';
 import { principalOf, type Context } from './context.js';
 import type { EventKind } from '../live/events.js';
 import { logChanges, type RequestStep } from '../live/log.js';
-import { credentialNames, forbidden, idempotencyKeyInUse, notFound } from './errors.js';
+import { conflict, credentialNames, forbidden, idempotencyKeyInUse, notFound } from './errors.js';
 
 export type Transaction = Parameters<Parameters<Prisma['$transaction']>[0]>[0];
 
@@ -50,6 +50,8 @@ export interface Change {
   event?: EventKind;
   /** The work answers a list of rows (not one): a step a retry skips answers its rows as a list too. */
   many?: true;
+  /** The answer holds a secret the change made, shown once (a key's, an invite's token): a step a retry skips cannot answer it. */
+  secret?: true;
 }
 
 /**
@@ -78,7 +80,12 @@ export async function recordChange<T extends { id: number } | { id: number }[]>(
   work: (tx: Transaction) => Promise<T>,
 ): Promise<T> {
   const keyed = nextStep(ctx);
+  if (keyed && change.secret) ctx.keyed!.secret = true;
   if (keyed?.done) {
+    if (change.secret)
+      throw conflict(
+        'An earlier attempt of this request (its Idempotency-Key) made this change, and the secret it answered is shown only once; it cannot be answered again',
+      );
     const rows = keyed.done.map((id) => ({ id }));
     // Only the ids are known of a step made before: what else the work answered is not.
     return (change.many ? rows : rows[0]) as T;

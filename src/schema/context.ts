@@ -47,6 +47,8 @@ export interface KeyedRequest {
   step: number;
   /** Steps an earlier attempt committed: their number, and the ids of the rows they wrote, in order. */
   committed: ReadonlyMap<number, number[]>;
+  /** The answer holds a secret shown once (a new key's, an invite's token): it is never kept in the database. */
+  secret?: true;
 }
 
 /** The extension that opens a root field to callers without an API key (registerWithInvite); principalRequired reads it. */
