@@ -116,3 +116,26 @@ it(`a rename (one statement, its own transaction) cut as it is sent is OUTCOME_U
     expect(await prisma.userActionLog.count({ where: { requestId: request.id } })).toBe(1);
   }
 }, 600_000);
+
+it('a REST POST cut at COMMIT is 503 with Retry-After and its own detail, and retried with its key makes one row', async () => {
+  const prisma = direct.database.prisma;
+  for (let round = 0; round < Math.min(ROUNDS, 20); round++) {
+    const [name, key] = [`Cut REST ${round} ${randomUUID()}`, randomUUID()];
+    proxy.arm(round % 2 === 0 ? 'before' : 'after');
+    const post = () =>
+      fetch(`${instance.url}/api/whiteboard/v1/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': keys.owner, 'Idempotency-Key': key },
+        body: JSON.stringify({ name }),
+      });
+    const first = await post();
+    expect(first.status).toBe(503);
+    expect(first.headers.get('retry-after')).toBe('5');
+    expect((await first.json()).detail).toMatch(/may or may not have been made/);
+    const retried = await post();
+    expect(retried.status).toBe(201);
+    const body = await retried.json();
+    expect(body.name).toBe(name);
+    expect(await prisma.whiteboard.findMany({ where: { name }, select: { id: true } })).toEqual([{ id: body.id }]);
+  }
+}, 120_000);
