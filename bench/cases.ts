@@ -10,6 +10,7 @@ import {
   peerWhiteboardListQuery,
 } from './peer-queries.js';
 import { boardQuery, type NestedForm, nestedQuery } from './queries.js';
+import { createCases } from './create-cases.js';
 import { moveCase } from './move-case.js';
 import { floorGet, graphql, type HttpRequest, peerGraphql, send } from './requests.js';
 import { smallCases } from './small-cases.js';
@@ -240,5 +241,6 @@ export async function buildCases(gatewayUrl: string, keys: KeyRing, peerUrl?: st
     },
     ...(await smallCases(context)),
     moveCase(context),
+    ...createCases(context),
   ];
 }

@@ -206,8 +206,8 @@ async function main(): Promise<void> {
   // Nothing may run unbounded: a generous ceiling over the whole run, in case a server stops answering.
   const budget =
     600 +
-    // Sixteen request cases: a, a2, a3, b-m, t; the audited peer's two of them.
-    16 * (2 * config.rounds + 1) * (config.warmup + 2 * config.duration + 60) +
+    // Eighteen request cases: a, a2, a3, b-m, p, q, t; the audited peer's two of them.
+    18 * (2 * config.rounds + 1) * (config.warmup + 2 * config.duration + 60) +
     2 * config.rounds * (config.warmup + config.duration + 60) +
     // The replica case: two cases on five topologies per round, and two write loads.
     (10 * config.rounds + 2) * (config.warmup + config.duration + 65);

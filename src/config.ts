@@ -83,6 +83,8 @@ export interface Config {
   livePollMs: number;
   /** Days the change log (the action log) keeps an entry; 0 keeps every entry. @default 90 */
   changeLogRetentionDays: number;
+  /** Hours a mutation's answer is kept under its Idempotency-Key, for its retries. @default 24 */
+  idempotencyTtlHours: number;
   /** How long a WebSocket may stay open without a valid `connection_init` (graphql-transport-ws). @default 3000 ms */
   webSocketInitTimeoutMs: number;
   /** WebSockets one client address may hold open before they sign in; more are refused at the upgrade. @default 16 */
@@ -373,6 +375,7 @@ function configFrom(read: Settings): Config {
     maxSubscriptionsPerKey: read.integer('MAX_SUBSCRIPTIONS_PER_KEY', 20),
     livePollMs: read.integer('LIVE_POLL_MS', 25),
     changeLogRetentionDays: read.integer('CHANGE_LOG_RETENTION_DAYS', 90, 0),
+    idempotencyTtlHours: read.integer('IDEMPOTENCY_TTL_HOURS', 24),
     webSocketInitTimeoutMs: read.integer('WEBSOCKET_INIT_TIMEOUT_MS', 3000, 100),
     webSocketUnauthenticatedPerAddress: read.integer('WEBSOCKET_UNAUTHENTICATED_PER_ADDRESS', 16),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),

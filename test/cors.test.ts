@@ -44,7 +44,7 @@ describe('a listed origin', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe(app);
     expect(response.headers.get('access-control-allow-methods')).toBe('GET, POST');
     expect(response.headers.get('access-control-allow-headers')).toBe(
-      'X-API-KEY, Authorization, Content-Type, X-Request-Id',
+      'X-API-KEY, Authorization, Content-Type, X-Request-Id, Idempotency-Key',
     );
     expect(response.headers.get('access-control-max-age')).toBe('600');
     expect(response.headers.get('access-control-allow-credentials')).toBeNull();
@@ -58,7 +58,7 @@ describe('a listed origin', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe(app);
     expect(response.headers.get('access-control-allow-credentials')).toBeNull();
     expect(response.headers.get('access-control-expose-headers')).toBe(
-      'X-Request-Id, WWW-Authenticate, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After',
+      'X-Request-Id, WWW-Authenticate, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed',
     );
     expect(response.headers.get('ratelimit-limit')).toBe('1000');
   });
@@ -71,7 +71,7 @@ describe('a listed origin', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe(app);
     expect(response.headers.get('access-control-allow-methods')).toBe(methods.join(', '));
     expect(response.headers.get('access-control-allow-headers')).toBe(
-      'X-API-KEY, Authorization, Content-Type, X-Request-Id',
+      'X-API-KEY, Authorization, Content-Type, X-Request-Id, Idempotency-Key',
     );
 
     const read = await fetch(`${server.url}/api/whiteboard/v1/`, {
@@ -80,7 +80,7 @@ describe('a listed origin', () => {
     expect(read.status).toBe(200);
     expect(read.headers.get('access-control-allow-origin')).toBe(app);
     expect(read.headers.get('access-control-expose-headers')).toBe(
-      'X-Request-Id, WWW-Authenticate, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Total-Count',
+      'X-Request-Id, WWW-Authenticate, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, X-Total-Count',
     );
     expect(Number(read.headers.get('x-total-count'))).toBeGreaterThan(0);
   });

@@ -10,11 +10,18 @@ import { roleAllows, type Action } from './roles.js';
  * (src/files/db-store.ts), rate-limit buckets only by the limiter (src/http/rate-limit/), read
  * fences only by the replicas' routing (src/db/read-fence.ts), the change log's state only by its
  * readers and retention (src/live/), identities only by the sign-in (src/auth/identities.ts)
- * and the command line, and webhook deliveries through their endpoint (src/schema/webhooks.ts).
+ * and the command line, webhook deliveries through their endpoint (src/schema/webhooks.ts), and
+ * idempotency keys only by their requests (src/http/idempotency.ts).
  */
 export type ModelName = Exclude<
   keyof PrismaTypes & string,
-  'FileChunk' | 'RateLimitBucket' | 'ReadFence' | 'ChangeLogState' | 'UserIdentity' | 'WebhookDelivery'
+  | 'FileChunk'
+  | 'RateLimitBucket'
+  | 'ReadFence'
+  | 'ChangeLogState'
+  | 'UserIdentity'
+  | 'WebhookDelivery'
+  | 'IdempotencyKey'
 >;
 
 /**

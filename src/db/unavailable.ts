@@ -133,3 +133,35 @@ export function databaseTimeout(error: unknown): DatabaseTimeout | undefined {
   });
   return found;
 }
+
+/**
+ * The connection was lost after a write was sent and before its answer came: during a transaction's
+ * COMMIT, or a one-statement write (its own transaction). It may or may not have committed; only a
+ * retry with the request's Idempotency-Key is sure to make the change once (src/http/idempotency.ts).
+ */
+export class OutcomeUnknownError extends Error {
+  override name = 'OutcomeUnknownError';
+}
+
+/** Failures before a statement leaves: no connection (refused, none in time, none free), or a server that refuses new sessions. */
+const beforeSending = (error: ErrorLike) =>
+  (typeof error.code === 'string' &&
+    ['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', '57P03', '53300'].includes(error.code)) ||
+  (typeof error.message === 'string' &&
+    /^(timeout expired|timeout exceeded when trying to connect|PGlite is closed|Client was closed|Transaction API error: Unable to start)|every connection/.test(
+      error.message,
+    ));
+
+/**
+ * A write's failure as it should be told: OutcomeUnknownError when the database went away once the
+ * write was sent (it may have committed), else the failure itself.
+ */
+export function sentAndLost(error: unknown): unknown {
+  if (!isDatabaseUnavailable(error) || findIn(error, beforeSending)) return error;
+  return new OutcomeUnknownError('the connection was lost before the write answered', { cause: error });
+}
+
+/** Whether the error, or anything it wraps, is a write of unknown outcome. */
+export function isOutcomeUnknown(error: unknown): boolean {
+  return findIn(error, (each) => each instanceof OutcomeUnknownError);
+}

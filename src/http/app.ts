@@ -20,6 +20,7 @@ import { storableArguments } from './storable-arguments.js';
 import { fileRoutes } from '../files/http.js';
 import { bodyLimits } from './body-limits.js';
 import { useDocumentBounds } from './document-bounds.js';
+import { useIdempotencyKeys } from './idempotency.js';
 import { useFileStore } from '../files/store.js';
 import { DatabaseFileStore } from '../files/db-store.js';
 import { DirectoryFileStore } from '../files/directory-store.js';
@@ -60,6 +61,10 @@ async function databaseAnswers(): Promise<boolean> {
 }
 
 const graphqlPath = '/graphql';
+
+/** How long a keyed request may run: its statements end by its start plus the bounds (db/pool.ts), and a second's margin. */
+const leaseMs = ({ databaseBounds: { connectTimeoutMs, statementTimeoutMs } }: Config) =>
+  connectTimeoutMs + (statementTimeoutMs || 60_000) + 1_000;
 
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, unknown>, Context>;
@@ -149,6 +154,7 @@ export function createApp(options: { schema: GraphQLSchema; config: Config; demo
         storableArguments,
       ]),
       ...(rateLimits ? [useRateLimitHeaders(rateLimits)] : []),
+      useIdempotencyKeys({ ttlHours: config.idempotencyTtlHours, leaseMs: leaseMs(config) }),
       ...(config.introspection ? [] : [disableIntrospection]),
       useLiveWake(live, ...(webhooks ? [webhooks.webhooks.dispatcher] : [])),
       ...(config.readPlans ? [usePlans()] : []),

@@ -8,9 +8,9 @@ export interface CorsRule {
   exposed: readonly string[];
 }
 
-/** The request headers of both doors: the key or bearer token, a JSON body, the caller's request id. */
-export const API_REQUEST_HEADERS = ['X-API-KEY', 'Authorization', 'Content-Type', 'X-Request-Id'];
-/** What a page may read of an answer of either door: the request id, a refused token's challenge, the rate limit. */
+/** The request headers of both doors: the key or bearer token, a JSON body, the caller's request id, a mutation's idempotency key. */
+export const API_REQUEST_HEADERS = ['X-API-KEY', 'Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key'];
+/** What a page may read of an answer of either door: the request id, a refused token's challenge, the rate limit, a replayed answer. */
 export const API_EXPOSED_HEADERS = [
   'X-Request-Id',
   'WWW-Authenticate',
@@ -18,6 +18,7 @@ export const API_EXPOSED_HEADERS = [
   'RateLimit-Remaining',
   'RateLimit-Reset',
   'Retry-After',
+  'Idempotent-Replayed',
 ];
 
 const graphqlRule: CorsRule = { methods: ['GET', 'POST'], headers: API_REQUEST_HEADERS, exposed: API_EXPOSED_HEADERS };

@@ -1,14 +1,14 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { PothosValidationError } from '@pothos/core';
 import { maskError as maskErrorByDefault, type Plugin } from 'graphql-yoga';
-import { databaseTimeout, isDatabaseUnavailable, isTransactionCollision } from '../db/unavailable.js';
-import { collided, databaseTimedOut, serviceUnavailable } from '../schema/errors.js';
+import { databaseTimeout, isDatabaseUnavailable, isOutcomeUnknown, isTransactionCollision } from '../db/unavailable.js';
+import { collided, databaseTimedOut, outcomeUnknown, serviceUnavailable } from '../schema/errors.js';
 import { boundedMessage } from './quoting.js';
 
 /**
  * What a client sees of an error that is not one of ours: Pothos's refusal of a malformed argument
  * (a global id of the wrong type, say) is the caller's fault and shown; a database that cannot be
- * reached is SERVICE_UNAVAILABLE, a statement past its time DATABASE_TIMEOUT, a deadlock or a
+ * reached is SERVICE_UNAVAILABLE (OUTCOME_UNKNOWN when it went away while a write committed), a statement past its time DATABASE_TIMEOUT, a deadlock or a
  * serialization failure CONFLICT (send it again); anything else is a bug, masked as "Unexpected
  * error." (the log keeps it). Used by `/graphql` and the REST routes alike.
  */
@@ -21,6 +21,7 @@ export function maskError(error: unknown, message: string, isDev?: boolean): Err
       extensions: { code: 'BAD_USER_INPUT' },
     });
   }
+  if (isOutcomeUnknown(error)) return outcomeUnknown(located);
   if (isDatabaseUnavailable(error)) return serviceUnavailable(located);
   const timeout = databaseTimeout(error);
   if (timeout) return databaseTimedOut(timeout, located);
@@ -63,7 +64,7 @@ function asRequestError(error: GraphQLError): GraphQLError {
 }
 
 /** The database's state, not the operation: a retry of the whole operation may succeed. */
-const retryable = new Set(['SERVICE_UNAVAILABLE', 'DATABASE_TIMEOUT']);
+const retryable = new Set(['SERVICE_UNAVAILABLE', 'DATABASE_TIMEOUT', 'OUTCOME_UNKNOWN']);
 const isRetryable = (error: GraphQLError) => retryable.has(error.extensions?.code as string);
 
 /** No root field was answered: a retry loses nothing. */

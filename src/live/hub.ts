@@ -6,7 +6,7 @@ import { reportUnavailable } from '../observability/outage.js';
 import type { LiveEvent } from './events.js';
 import { LOG_TABLE } from './log.js';
 import { changeOf, entryColumns, horizon, readHead } from './log-read.js';
-import { pruneLog } from './retention.js';
+import { pruneKeys, pruneLog } from './retention.js';
 
 type Listener = (event: LiveEvent) => void;
 
@@ -190,10 +190,12 @@ export class LiveHub {
     if (this.reading === reading) this.schedule(reading, delay);
   }
 
-  /** Deletes the entries past retention (CHANGE_LOG_RETENTION_DAYS), on the timer. */
+  /** Deletes the entries past retention (CHANGE_LOG_RETENTION_DAYS), on the timer; the expired idempotency keys too. Answers how many entries went. */
   async prune(): Promise<number> {
     try {
-      return await pruneLog(this.engine().queryRows, this.retentionDays);
+      const deleted = await pruneLog(this.engine().queryRows, this.retentionDays);
+      await pruneKeys(this.engine().queryRows);
+      return deleted;
     } catch (error) {
       reportFailure(error, 'deleting old change log entries failed');
       return 0;

@@ -34,7 +34,31 @@ export interface EntryFields {
   whiteboardId: SQL;
   /** MOVED: an int[] of every instance moved, on the one entry that tells of the move. */
   rowIds?: SQL;
+  /** The keyed request and its step (stepColumns); absent: NULL, for a request without an Idempotency-Key. */
+  requestId?: SQL;
+  requestStep?: SQL;
 }
+
+/** A change of a keyed request: which request (its idempotency_key row), which of its changes, and the attempt making it. */
+export interface RequestStep {
+  requestId: string;
+  step: number;
+  attempt: number;
+}
+
+/** The entry fields that name a keyed request's step. */
+export const stepColumns = (step: RequestStep): Pick<EntryFields, 'requestId' | 'requestStep'> => ({
+  requestId: parameter(step.requestId, 'bigint'),
+  requestStep: parameter(step.step, 'int'),
+});
+
+/**
+ * Holds while `step`'s attempt still holds its key, and locks the key's row until the change commits:
+ * an attempt that takes the key over waits for that, then sees the step committed (or not), so no step
+ * is ever made by two attempts.
+ */
+export const stepFence = (step: RequestStep): SQL =>
+  sql`EXISTS (SELECT FROM idempotency_key WHERE id = ${parameter(step.requestId, 'bigint')} AND attempt = ${parameter(step.attempt, 'int')} FOR UPDATE)`;
 
 const entryColumns: Record<keyof EntryFields, string> = {
   method: 'method',
@@ -47,6 +71,8 @@ const entryColumns: Record<keyof EntryFields, string> = {
   organizationId: 'organization_id',
   whiteboardId: 'whiteboard_id',
   rowIds: 'row_ids',
+  requestId: 'request_id',
+  requestStep: 'request_step',
 };
 
 /** The insert of one entry per row of `from`: the only place an entry of the log is written. */
@@ -62,14 +88,17 @@ export function entriesInsert(entry: EntryFields, from: SQL): SQL {
 
 /**
  * Writes the log's entries of the rows a change wrote, one per row, from inside its transaction:
- * each carries what its subscribers are told (the event's kind, the row's board).
+ * each carries what its subscribers are told (the event's kind, the row's board), and the keyed
+ * request's `step` when there is one. Answers false when that step's attempt no longer holds its
+ * key (another attempt took it over): the caller rolls the change back.
  */
 export async function logChanges(
   tx: Client,
   actor: Actor,
   change: { method: ActionMethod; entityType: string; event?: EventKind },
   rows: { id: number; organizationId: number | null }[],
-): Promise<void> {
+  step?: RequestStep,
+): Promise<boolean> {
   const { entityType } = change;
   const boards = isOnBoard(entityType) ? await boardsOf(tx, entityType, rows) : new Map<number, number>();
   const written = sql`unnest(${parameter(
@@ -81,7 +110,7 @@ export async function logChanges(
   )}, ${parameter(
     rows.map((row) => boards.get(row.id) ?? null),
     'int[]',
-  )}) AS written(id, organization_id, whiteboard_id)`;
+  )}) AS written(id, organization_id, whiteboard_id)${step ? sql` WHERE ${stepFence(step)}` : sql.blank}`;
   const { text, values } = statementOf(
     entriesInsert(
       {
@@ -93,9 +122,11 @@ export async function logChanges(
         entityId: sql`written.id`,
         organizationId: sql`written.organization_id`,
         whiteboardId: sql`written.whiteboard_id`,
+        ...(step && stepColumns(step)),
       },
       written,
     ),
   );
-  await tx.$executeRawUnsafe(text, ...values);
+  const logged = await tx.$executeRawUnsafe(text, ...values);
+  return !step || rows.length === 0 || logged === rows.length;
 }

@@ -32,3 +32,20 @@ export async function pruneLog(run: QueryRows, days: number): Promise<number> {
   }
   return deleted;
 }
+
+// Past their time, oldest first, a bounded batch a statement (the index on expires_at finds them).
+const pruneKeysSql = `WITH expired AS (
+  SELECT caller, key FROM idempotency_key WHERE expires_at <= timezone('UTC', now()) ORDER BY expires_at LIMIT ${PRUNE_BATCH}
+), gone AS (DELETE FROM idempotency_key k USING expired e WHERE k.caller = e.caller AND k.key = e.key RETURNING 1)
+SELECT count(*)::int FROM gone`;
+
+/** Deletes the idempotency keys past IDEMPOTENCY_TTL_HOURS, in batches as pruneLog does; answers how many went. */
+export async function pruneKeys(run: QueryRows): Promise<number> {
+  let deleted = 0;
+  for (let batch = 0; batch < BATCHES_PER_RUN; batch++) {
+    const [[count]] = (await run(pruneKeysSql, [])) as [[number]];
+    deleted += count;
+    if (count < PRUNE_BATCH) break;
+  }
+  return deleted;
+}

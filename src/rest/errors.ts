@@ -53,6 +53,13 @@ export const unavailable = (): Answer => ({
   headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
 });
 
+/** A refusal whose status and headers (Retry-After) its error carries: an idempotency key's. */
+const carried = (error: GraphQLErrorJson): Answer => ({
+  status: error.extensions?.http?.status ?? 400,
+  body: { detail: boundedMessage(error.message) },
+  headers: error.extensions?.http?.headers,
+});
+
 /** A statement ran past its time: the message says which bound, the caller may try again. */
 const timedOut = (error: GraphQLErrorJson): Answer => ({
   status: 504,
@@ -131,6 +138,11 @@ const byCode: Record<
   PAYLOAD_TOO_LARGE: detail(413),
   SERVICE_UNAVAILABLE: unavailable,
   DATABASE_TIMEOUT: timedOut,
+  // A write that may or may not have committed: 503 with Retry-After, its own message (send it again with the key).
+  OUTCOME_UNKNOWN: carried,
+  IDEMPOTENCY_KEY_REUSED: carried,
+  IDEMPOTENCY_KEY_IN_USE: carried,
+  BAD_REQUEST: carried,
 };
 
 /** The answer to a GraphQL error: the status of its code, with FastAPI's body. */

@@ -1,5 +1,6 @@
 import {
   getNamedType,
+  getOperationAST,
   getNullableType,
   isListType,
   isObjectType,
@@ -136,11 +137,32 @@ const retryAfter = {
   'Retry-After': { description: 'Seconds to wait before asking again.', schema: { type: 'integer' } },
 };
 
+/** A POST route that runs a mutation as a caller honours Idempotency-Key (src/http/idempotency.ts). */
+const keyed = (route: CompiledRoute) =>
+  route.method === 'POST' && !route.public && getOperationAST(route.document)?.operation === 'mutation';
+
+const idempotencyKey = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the change at most once: the same request sent again with the same key answers the first answer again (Idempotent-Replayed: true) and changes nothing, for IDEMPOTENCY_TTL_HOURS (24 h). Another request with the key is 422; while the first runs, 409 with Retry-After. Send a new key (a UUID) per change, and the same key on its retry.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+};
+
 function responses(route: CompiledRoute, schemas: JsonSchemas) {
   const status = String(route.status ?? (route.kind === 'empty' ? 204 : 200));
+  const replayed = keyed(route)
+    ? {
+        'Idempotent-Replayed': {
+          description: 'true: the answer kept for this Idempotency-Key, given again; nothing ran.',
+          schema: { type: 'string', const: 'true' },
+        },
+      }
+    : {};
   const success =
     route.kind === 'empty'
-      ? { description: 'Done' }
+      ? { description: 'Done', ...(keyed(route) ? { headers: replayed } : {}) }
       : {
           description: 'Successful Response',
           content: json(answerSchema(route, schemas)),
@@ -150,7 +172,9 @@ function responses(route: CompiledRoute, schemas: JsonSchemas) {
                   'X-Total-Count': { description: 'Rows matching, over all pages.', schema: { type: 'integer' } },
                 },
               }
-            : {}),
+            : keyed(route)
+              ? { headers: replayed }
+              : {}),
         };
   return {
     [status]: success,
@@ -176,13 +200,32 @@ function responses(route: CompiledRoute, schemas: JsonSchemas) {
     ...(route.kind === 'object' || route.kind === 'payload' || route.kind === 'empty'
       ? { 404: error('Not found') }
       : {}),
+    ...(keyed(route) ? { 400: error('The Idempotency-Key header is not 1 to 255 printable ASCII characters') } : {}),
     ...(route.method !== 'GET'
-      ? { 409: error('Conflict: the change would break a rule (a row still in use, say)') }
+      ? {
+          409: keyed(route)
+            ? {
+                ...error(
+                  'Conflict: the change would break a rule (a row still in use, say); or a request with this Idempotency-Key is still running (nothing ran: ask again after Retry-After seconds)',
+                ),
+                headers: retryAfter,
+              }
+            : error('Conflict: the change would break a rule (a row still in use, say)'),
+        }
       : {}),
     ...(route.body ? { 415: error(`Unsupported Media Type: a body that is not ${bodyType(route)}`) } : {}),
-    422: error('Parameter Error', 'HTTPValidationError'),
+    422: keyed(route)
+      ? {
+          description: 'Parameter Error; or the Idempotency-Key was sent before with another request (HTTPError)',
+          content: json({ oneOf: [ref('HTTPValidationError'), ref('HTTPError')] }),
+        }
+      : error('Parameter Error', 'HTTPValidationError'),
     503: {
-      ...error('Service unavailable: the database cannot be reached; ask again after Retry-After seconds'),
+      ...error(
+        route.method === 'GET'
+          ? 'Service unavailable: the database cannot be reached; ask again after Retry-After seconds'
+          : 'Service unavailable: the database cannot be reached; ask again after Retry-After seconds. Or the connection was lost while the change committed: it may or may not have been made; send it again with the same Idempotency-Key',
+      ),
       headers: retryAfter,
     },
     504: {
@@ -215,7 +258,10 @@ export function openApiDocument(routes: CompiledRoute[]): Record<string, unknown
   const ids = operationIds(routes);
   const paths: Record<string, Record<string, unknown>> = {};
   routes.forEach((route, index) => {
-    const parameters = route.params.filter((param) => param.in !== 'body').map((param) => parameter(param, schemas));
+    const parameters = [
+      ...route.params.filter((param) => param.in !== 'body').map((param) => parameter(param, schemas)),
+      ...(keyed(route) ? [idempotencyKey] : []),
+    ];
     (paths[route.path] ??= {})[route.method.toLowerCase()] = {
       tags: [route.group],
       summary: route.name,

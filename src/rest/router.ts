@@ -4,6 +4,7 @@ import { Hono, type Context } from 'hono';
 import { authenticateRequest } from '../auth/credentials.js';
 import type { TokenVerifier } from '../auth/token-verifier.js';
 import { addressOf, rateLimitHeaders, type RateLimits } from '../http/rate-limit/index.js';
+import { REPLAYED_HEADER, replayed } from '../http/idempotency.js';
 import type { CompiledRoute } from './compile.js';
 import {
   invalid,
@@ -33,10 +34,11 @@ const bySpecificity = (a: CompiledRoute, b: CompiledRoute) => {
 /** The Node request under Hono's node-server adapter (absent for requests answered in process). */
 export const incomingOf = (c: Context) => (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
 
-/** Writes an answer, with the RateLimit-* headers when the request was charged. */
+/** Writes an answer, with the RateLimit-* headers when the request was charged, and Idempotent-Replayed on a stored answer. */
 export function write(c: Context, answer: Answer, rateLimits?: RateLimits): Response {
   const decision = rateLimits?.decisions.get(c.req.raw);
-  const headers = decision ? { ...answer.headers, ...rateLimitHeaders(decision) } : answer.headers;
+  let headers = decision ? { ...answer.headers, ...rateLimitHeaders(decision) } : answer.headers;
+  if (replayed.has(c.req.raw)) headers = { ...headers, [REPLAYED_HEADER]: 'true' };
   if (answer.json !== undefined)
     return c.body(answer.json, answer.status as 200, { ...headers, 'Content-Type': 'application/json' });
   if (answer.body === undefined) return c.body(null, answer.status as 204, headers);

@@ -93,6 +93,7 @@ builder.mutationFields((t) => ({
         method: 'CREATE',
         entityType: 'ApiKey',
         organizationId: principalOf(ctx).activeOrganizationId,
+        secret: true,
       } as const;
       const apiKey = await recordChange(ctx, change, (tx) =>
         createApiKey(tx, {

@@ -37,7 +37,7 @@ builder.mutationField('deleteArchivedWhiteboards', (t) =>
       // One action log entry per board, as deleteWhiteboard writes.
       const boards = await recordChange(
         ctx,
-        { method: 'DELETE', entityType: 'Whiteboard', organizationId },
+        { method: 'DELETE', entityType: 'Whiteboard', organizationId, many: true },
         async (tx) => {
           const archived = await tx.whiteboard.findMany({
             where: { organizationId, inTheArchive: true },

@@ -28,8 +28,27 @@ export interface Context {
   webhooks?: Webhooks;
   /** Batches what the read plan and Pothos's planned query cannot reach. */
   loaders: Loaders;
+  /** A mutation sent with an Idempotency-Key (src/http/idempotency.ts); undefined for any other operation. */
+  keyed?: KeyedRequest;
   /** A subscription's: the cursor of the event it answered last, which its result carries (src/http/event-ids.ts). */
   lastEventCursor?: string;
+}
+
+/**
+ * A mutation sent with an Idempotency-Key: its changes are numbered in the order they run (steps), and
+ * an attempt that took the key over from one that ended without an answer skips the steps that committed.
+ */
+export interface KeyedRequest {
+  /** The key's row (its id, as text: a bigint), which the change log's entries of its steps name. */
+  id: string;
+  /** Which attempt this is: a step of an older one is refused (its fence). */
+  attempt: number;
+  /** The number of the next change. */
+  step: number;
+  /** Steps an earlier attempt committed: their number, and the ids of the rows they wrote, in order. */
+  committed: ReadonlyMap<number, number[]>;
+  /** The answer holds a secret shown once (a new key's, an invite's token): it is never kept in the database. */
+  secret?: true;
 }
 
 /** The extension that opens a root field to callers without an API key (registerWithInvite); principalRequired reads it. */

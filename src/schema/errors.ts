@@ -91,6 +91,47 @@ export function serviceUnavailable(located?: GraphQLError): GraphQLError {
   );
 }
 
+/**
+ * The connection was lost while a write committed (src/db/unavailable.ts: OutcomeUnknownError): it
+ * may or may not have been made. 503 with Retry-After; only a retry with the same Idempotency-Key is
+ * sure to make it once.
+ */
+export function outcomeUnknown(located?: GraphQLError): GraphQLError {
+  return expected(
+    'OUTCOME_UNKNOWN',
+    `The connection to the database was lost while the change committed: it may or may not have been made; send the request again with the same Idempotency-Key in ${RETRY_AFTER_SECONDS} seconds`,
+    { http: { status: 503, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } } },
+    located,
+  );
+}
+
+/** The same Idempotency-Key again, with another request: refused (422), nothing run. */
+export function idempotencyKeyReused(): GraphQLError {
+  return expected(
+    'IDEMPOTENCY_KEY_REUSED',
+    'This Idempotency-Key was sent with another request (another operation, name or variables); use a new key for a new request',
+    { http: { status: 422 } },
+  );
+}
+
+/** The key's request is running (its lease holds), or was taken over by a retry: refused (409), nothing run. */
+export function idempotencyKeyInUse(retryAfterSeconds: number): GraphQLError {
+  return expected(
+    'IDEMPOTENCY_KEY_IN_USE',
+    `A request with this Idempotency-Key is still running; send it again in ${retryAfterSeconds} seconds to get its answer`,
+    { http: { status: 409, headers: { 'Retry-After': String(retryAfterSeconds) } } },
+  );
+}
+
+/** An Idempotency-Key that is not 1 to 255 printable ASCII characters (400). */
+export function badIdempotencyKey(): GraphQLError {
+  return expected(
+    'BAD_REQUEST',
+    'The Idempotency-Key header must be 1 to 255 printable ASCII characters (a UUID, say)',
+    { header: 'Idempotency-Key', http: { status: 400 } },
+  );
+}
+
 const timeoutMessages: Record<DatabaseTimeout, string> = {
   statement: 'The database did not finish this operation in the time allowed, and stopped it; retry, or ask for less',
   lock: 'A row this operation changes is locked by another change that did not end in time; retry',

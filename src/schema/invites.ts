@@ -249,7 +249,12 @@ builder.mutationFields((t) => ({
       const organization = await findForChange(ctx, 'Organization', organizationId, 'Organization');
       authorizeInvite(ctx, organization.id, input.role);
       const { token, data } = issueToken();
-      const change = { method: 'CREATE', entityType: 'UserInvite', organizationId: organization.id } as const;
+      const change = {
+        method: 'CREATE',
+        entityType: 'UserInvite',
+        organizationId: organization.id,
+        secret: true,
+      } as const;
       const invite = await recordChange(ctx, change, async (tx) => {
         if (
           await tx.userOrganization.findFirst({
@@ -291,7 +296,12 @@ builder.mutationFields((t) => ({
       authorizeInvite(ctx, target.organizationId, invite.role);
       if (invite.acceptedAt) throw conflict('The invite has been accepted already');
       const { token, data } = issueToken();
-      const change = { method: 'UPDATE', entityType: 'UserInvite', organizationId: target.organizationId } as const;
+      const change = {
+        method: 'UPDATE',
+        entityType: 'UserInvite',
+        organizationId: target.organizationId,
+        secret: true,
+      } as const;
       await recordChange(ctx, change, (tx) =>
         tx.userInvite.update({ where: { id: target.id }, data, select: { id: true } }),
       );

@@ -3,10 +3,10 @@ import { type ModelName, organizationPath, type OrganizationScopedModel } from '
 import type { Columns, PlannedQuery, Row } from '../db/delegate.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { EventKind } from '../live/events.js';
-import { entriesInsert } from '../live/log.js';
+import { entriesInsert, stepColumns, stepFence, type RequestStep } from '../live/log.js';
 import { parameter, sql, type SQL } from '../read-plans/sql.js';
 import { type Join, modelCatalog } from './model-catalog.js';
-import { authorize } from './changes.js';
+import { authorize, nextStep, stepFenced } from './changes.js';
 import { principalOf, type Context } from './context.js';
 import { notFound } from './errors.js';
 import { plannedRow } from './loaders.js';
@@ -84,6 +84,7 @@ function updateStatement<M extends OrganizationScopedModel>(
   update: RowUpdate<M>,
   caller: Caller,
   columns: string[],
+  step?: RequestStep,
 ): SQL {
   const { model } = update;
   const { joins, organization, board } = ownership(model, 't');
@@ -109,10 +110,14 @@ function updateStatement<M extends OrganizationScopedModel>(
       entityId: sql`id`,
       organizationId: sql`organization_id`,
       whiteboardId: sql`whiteboard_id`,
+      ...(step && stepColumns(step)),
     },
     sql`written`,
   );
-  const holds = checks.map(([name]) => sql` AND target.${sql.identifier(name)}`);
+  const holds = [
+    ...checks.map(([name]) => sql` AND target.${sql.identifier(name)}`),
+    ...(step ? [sql` AND ${stepFence(step)}`] : []),
+  ];
   return sql`WITH target AS (
   SELECT ${answerColumns([['id', id(sql`t`)], ['organization_id', organization], ['whiteboard_id', board], ...checks])}
   FROM ${tableOf(model)} t ${sql.join(joins, ' ')}
@@ -129,6 +134,7 @@ SELECT ${answerColumns([
     ['logged', sql`(SELECT count(*) FROM logged)::int`],
     ['row', sql`(SELECT row FROM written)`],
     ...checks.map(([name]): [string, SQL] => [name, sql`target.${sql.identifier(name)}`]),
+    ...(step ? [['held', stepFence(step)] as [string, SQL]] : []),
   ])} FROM target`;
 }
 
@@ -153,22 +159,27 @@ export function rowOf<M extends OrganizationScopedModel>(model: M, columns: Reco
  * change log (read by the instances once it commits); answers the written row. A refusal changes
  * nothing and answers as those checks do, in their order: NOT_FOUND for a row the caller may not
  * see, FORBIDDEN for one it may not change, the reference's own refusal for a row of another organization.
+ * In a keyed request, a step an earlier attempt committed is not made again: the row is read as it is.
  */
 export async function updateRow<M extends OrganizationScopedModel>(
   ctx: Context,
   update: RowUpdate<M>,
 ): Promise<Row<M>> {
   const principal = principalOf(ctx);
+  const keyed = nextStep(ctx);
+  if (keyed?.done) return plannedRow(update.model, {}, update.rowId);
   const columns = Object.keys(update.data).filter((column) => update.data[column as keyof Columns<M>] !== undefined);
   const checks = (update.references ?? []).map((_, i) => `ok${i}`);
-  const answer = await answerOf(updateStatement(update, callerOf(principal, update.action), columns), [
+  const answer = await answerOf(updateStatement(update, callerOf(principal, update.action), columns, keyed?.step), [
     'organizationId',
     'logged',
     'row',
     ...checks,
+    ...(keyed ? ['held'] : []),
   ]);
   if (!answer) throw notFound(update.label);
   if (answer.logged === 1) return rowOf(update.model, JSON.parse(answer.row as string));
+  if (answer.held === false) throw stepFenced();
   authorize(ctx, update.action, answer.organizationId as number);
   const refused = update.references?.find((_, i) => answer[`ok${i}`] !== true);
   if (refused) throw refused.refused();

@@ -308,6 +308,9 @@ const RedeliverWebhookDeliveriesPayload = builder
 
 const change = (method: 'CREATE' | 'UPDATE' | 'DELETE', organizationId: number) =>
   ({ method, entityType: 'WebhookEndpoint', organizationId }) as const;
+/** A change whose answer shows a new signing secret once: never kept under an Idempotency-Key. */
+const secretChange = (method: 'CREATE' | 'UPDATE', organizationId: number) =>
+  ({ ...change(method, organizationId), secret: true }) as const;
 
 // Redelivery writes a copy at the end of the endpoint's queue (new ids, the same message) and drops the
 // old row: the copy waits behind nothing older, and its 24 hours of retries start again.
@@ -341,7 +344,7 @@ builder.mutationFields((t) => ({
       const settings = await checkedSettings(input, organization.id, webhooks.allowPrivate);
       const secret = newSigningSecret();
       const cursor = webhooks.feed ? await webhooks.feed.head() : null;
-      const endpoint = await recordChange(ctx, change('CREATE', organization.id), async (tx) => {
+      const endpoint = await recordChange(ctx, secretChange('CREATE', organization.id), async (tx) => {
         if ((await tx.webhookEndpoint.count({ where: { organizationId: organization.id } })) >= MAX_ENDPOINTS)
           throw badUserInput(
             `an organization may have at most ${MAX_ENDPOINTS} webhook endpoints`,
@@ -424,7 +427,7 @@ builder.mutationFields((t) => ({
         throw badUserInput(`graceHours must be between 0 and ${MAX_GRACE_HOURS}`, 'input.graceHours');
       const endpoint = await managedEndpoint(ctx, targetRowId(input, 'WebhookEndpoint'));
       const secret = newSigningSecret();
-      await recordChange(ctx, change('UPDATE', endpoint.organizationId), async (tx) => {
+      await recordChange(ctx, secretChange('UPDATE', endpoint.organizationId), async (tx) => {
         const { secret: current } = await tx.webhookEndpoint.findUniqueOrThrow({
           where: { id: endpoint.id },
           select: { secret: true },

@@ -2,6 +2,7 @@ import { keyAllows, permissions, roleAllows, type Action } from '../auth/roles.j
 import type { Principal } from '../auth/principal.js';
 import { visibleOrganizations, type ModelName } from '../auth/tenancy.js';
 import { db } from '../db/index.js';
+import { sentAndLost } from '../db/unavailable.js';
 import { parameter, sql, statementOf, type SQL } from '../read-plans/sql.js';
 import { modelCatalog } from './model-catalog.js';
 
@@ -55,15 +56,19 @@ export const within = (organizations: SQL, organization: SQL): SQL =>
   sql`(${organizations} IS NULL OR ${organization} = ANY(${organizations}))`;
 
 /**
- * Runs a statement whose answer is one row (or none) with the columns `names`, in that order, and
- * answers that row by name.
+ * Runs a write statement (its own transaction) whose answer is one row (or none) with the columns
+ * `names`, in that order, and answers that row by name. A connection lost once it was sent is OUTCOME_UNKNOWN.
  */
 export async function answerOf<N extends string>(
   statement: SQL,
   names: readonly N[],
 ): Promise<Record<N, unknown> | undefined> {
   const { text, values } = statementOf(statement);
-  const [row] = await db().queryRows(text, values);
+  const [row] = await db()
+    .queryRows(text, values)
+    .catch((error: unknown) => {
+      throw sentAndLost(error);
+    });
   return row && (Object.fromEntries(names.map((name, i) => [name, row[i]])) as Record<N, unknown>);
 }
 

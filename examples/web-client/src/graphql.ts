@@ -26,20 +26,62 @@ function persisted<V>(document: TypedDocumentString<unknown, V>, variables: V) {
   return { variables, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } };
 }
 
-/** Runs a query or mutation over HTTP; its data, typed by the document, or a GraphQLRequestError. */
-export async function execute<R, V>(gateway: Gateway, document: TypedDocumentString<R, V>, variables: V): Promise<R> {
+/** A query or mutation over HTTP: its status, its Retry-After (seconds), and its body. */
+async function post<R, V>(
+  gateway: Gateway,
+  document: TypedDocumentString<R, V>,
+  variables: V,
+  headers: Record<string, string> = {},
+) {
   const response = await fetch(`${gateway.url}/graphql`, {
     method: 'POST',
     headers: {
       'Content-Type': 'application/json',
       Accept: 'application/graphql-response+json',
       ...(await gateway.credentials()),
+      ...headers,
     },
     body: JSON.stringify(persisted(document, variables)),
   });
   const result = (await response.json()) as { data?: R | null; errors?: GraphQLErrorJson[] };
+  return { status: response.status, retryAfter: Number(response.headers.get('Retry-After') ?? 1), result };
+}
+
+/** The data of a complete answer, or a GraphQLRequestError. */
+function dataOf<R>(result: { data?: R | null; errors?: GraphQLErrorJson[] }): R {
   if (result.errors?.length || !result.data) throw new GraphQLRequestError(result.errors ?? []);
   return result.data;
+}
+
+/** Runs a query over HTTP; its data, typed by the document, or a GraphQLRequestError. */
+export async function execute<R, V>(gateway: Gateway, document: TypedDocumentString<R, V>, variables: V): Promise<R> {
+  return dataOf((await post(gateway, document, variables)).result);
+}
+
+/** Answers after which the same mutation is sent again with the same key: its outcome is unknown, or its first attempt still runs. */
+const sendAgain = new Set(['OUTCOME_UNKNOWN', 'SERVICE_UNAVAILABLE', 'IDEMPOTENCY_KEY_IN_USE']);
+const ATTEMPTS = 4;
+
+/**
+ * Runs a mutation over HTTP with an Idempotency-Key made for it: when its outcome is unknown (a lost
+ * connection, OUTCOME_UNKNOWN, the database away) it is sent again with the same key after
+ * Retry-After, so it is made exactly once; the gateway answers a retry of a change it made with that
+ * change's answer (Idempotent-Replayed: true).
+ */
+export async function mutate<R, V>(gateway: Gateway, document: TypedDocumentString<R, V>, variables: V): Promise<R> {
+  const headers = { 'Idempotency-Key': crypto.randomUUID() };
+  for (let attempt = 1; ; attempt++) {
+    let answer: Awaited<ReturnType<typeof post<R, V>>> | undefined;
+    try {
+      answer = await post(gateway, document, variables, headers);
+    } catch (error) {
+      // No answer at all: the request may or may not have reached the gateway.
+      if (attempt === ATTEMPTS) throw error;
+    }
+    const code = answer?.result.errors?.[0]?.extensions?.code;
+    if (answer && (attempt === ATTEMPTS || !sendAgain.has(code ?? ''))) return dataOf(answer.result);
+    await new Promise((resolve) => setTimeout(resolve, (answer?.retryAfter ?? 1) * 1000));
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { BoardEventsDocument, BoardsDocument, MeDocument, RenameBoardDocument } from './generated/graphql/graphql.js';
-import { execute, type Gateway, GraphQLRequestError, subscribe, subscriptions } from './graphql.js';
+import { execute, type Gateway, GraphQLRequestError, mutate, subscribe, subscriptions } from './graphql.js';
 import { boardsOverRest } from './rest.js';
 import { SignIn, settingsFromUrl } from './sign-in.js';
 import { board, byId, el, showName } from './view.js';
@@ -19,7 +19,7 @@ function explain(error: unknown, gateway: Gateway): string {
 
 async function rename(gateway: Gateway, rowId: number, name: string): Promise<void> {
   try {
-    const { updateWhiteboard } = await execute(gateway, RenameBoardDocument, { rowId, name });
+    const { updateWhiteboard } = await mutate(gateway, RenameBoardDocument, { rowId, name });
     showName(updateWhiteboard.whiteboard.rowId, updateWhiteboard.whiteboard.name);
     status(`Renamed board ${rowId} to ${updateWhiteboard.whiteboard.name}`);
   } catch (error) {

@@ -1,9 +1,9 @@
 import type { PlannedQuery, Row } from '../../db/delegate.js';
 import { prisma } from '../../db/index.js';
-import { entriesInsert } from '../../live/log.js';
+import { entriesInsert, stepColumns, stepFence, type RequestStep } from '../../live/log.js';
 import { parameter, sql, type SQL } from '../../read-plans/sql.js';
 import { builder } from '../builder.js';
-import { authorize } from '../changes.js';
+import { authorize, nextStep, stepFenced } from '../changes.js';
 import { principalOf, type Context } from '../context.js';
 import { cleanValues, fieldsOf, inputField, rowTargetFields, targetRowId } from '../crud.js';
 import { badUserInput, notFound } from '../errors.js';
@@ -35,7 +35,7 @@ const sqlTypes: Record<string, string> = { Float: 'float8', Int: 'int' };
  * instance in the change log, the first of which tells the move and names them all. Answers the
  * board's organization, the first item not on the board (`missing`, from 1), the written rows (JSON).
  */
-function moveStatement(whiteboardId: number, moves: Move[], caller: Caller): SQL {
+function moveStatement(whiteboardId: number, moves: Move[], caller: Caller, step?: RequestStep): SQL {
   const instance = tableOf(model);
   // One array per placement column, null where an instance keeps its value.
   const arrays = placement.map(([name, spec]) =>
@@ -68,6 +68,7 @@ function moveStatement(whiteboardId: number, moves: Move[], caller: Caller): SQL
       organizationId: sql`organization_id`,
       whiteboardId: sql`whiteboard_id`,
       rowIds: sql`CASE WHEN n = 1 THEN (SELECT array_agg(id ORDER BY n) FROM written) END`,
+      ...(step && stepColumns(step)),
     },
     sql`written`,
   );
@@ -85,7 +86,7 @@ function moveStatement(whiteboardId: number, moves: Move[], caller: Caller): SQL
   SELECT min(n)::int AS n FROM moves WHERE id NOT IN (SELECT id FROM found)
 ), written AS (
   UPDATE ${instance} AS w SET ${sql.join(assignments, ', ')}
-  FROM moves m, board WHERE w.id = m.id AND (SELECT n FROM missing) IS NULL
+  FROM moves m, board WHERE w.id = m.id AND (SELECT n FROM missing) IS NULL${step ? sql` AND ${stepFence(step)}` : sql.blank}
   RETURNING m.n, w.id, board.organization_id, board.id AS whiteboard_id, row_to_json(w) AS row
 ), logged AS (
   ${logged}
@@ -94,6 +95,7 @@ SELECT ${answerColumns([
     ['organizationId', sql`board.organization_id`],
     ['missing', sql`(SELECT n FROM missing)`],
     ['rows', sql`(SELECT json_agg(row ORDER BY n) FROM written)::text`],
+    ...(step ? [['held', stepFence(step)] as [string, SQL]] : []),
   ])} FROM board`;
 }
 
@@ -134,21 +136,23 @@ function checkedMoves(instances: MoveInput[]): Move[] {
  * board under the caller's tenancy and role (as findForChange and authorize read them), the updates,
  * a change log entry per instance, the first of which tells the move and names them all. Answers the written rows in
  * the order given; a refusal changes nothing: NOT_FOUND for a board the caller may not see, FORBIDDEN
- * for one it may not change, BAD_USER_INPUT at the first instance that is not on the board.
+ * for one it may not change, BAD_USER_INPUT at the first instance that is not on the board. In a keyed
+ * request, a move an earlier attempt committed is not made again: the rows are read as they are.
  */
 async function moveInstances(ctx: Context, whiteboardId: number, moves: Move[]): Promise<Row<typeof model>[]> {
-  const answer = await answerOf(moveStatement(whiteboardId, moves, callerOf(principalOf(ctx), action)), [
-    'organizationId',
-    'missing',
-    'rows',
-  ]);
+  const keyed = nextStep(ctx);
+  if (keyed?.done) return rowsNow(moves.map((move) => move.rowId));
+  const statement = moveStatement(whiteboardId, moves, callerOf(principalOf(ctx), action), keyed?.step);
+  const answer = await answerOf(statement, ['organizationId', 'missing', 'rows', ...(keyed ? ['held'] : [])]);
   if (!answer) throw notFound('Whiteboard');
-  const { organizationId, missing, rows } = answer as {
+  const { organizationId, missing, rows, held } = answer as {
     organizationId: number;
     missing: number | null;
     rows: string | null;
+    held?: boolean;
   };
   if (rows !== null) return (JSON.parse(rows) as Record<string, unknown>[]).map((columns) => rowOf(model, columns));
+  if (held === false) throw stepFenced();
   authorize(ctx, action, organizationId);
   // Allowed, every instance on the board, yet nothing written: the board went between the check and the update.
   if (missing === null) throw notFound('Whiteboard');
@@ -159,20 +163,25 @@ async function moveInstances(ctx: Context, whiteboardId: number, moves: Move[]):
   );
 }
 
+/** The moved instances as they are now, read with `query`, in the order given. */
+async function rowsNow(ids: number[], query: PlannedQuery<typeof model> = {}) {
+  const read = await prisma().whiteboardObjectInstance.findMany({ ...query, where: { id: { in: ids } } });
+  const byId = new Map(read.map((row) => [row.id, row]));
+  return ids.map((id) => {
+    const found = byId.get(id);
+    // This request wrote it: one gone since is a failure with its own cause.
+    if (!found) throw new Error(`object instance ${id} was deleted after it was moved`);
+    return found;
+  });
+}
+
 /** The moved rows as the payload's selection asks: the written rows themselves when it asks their columns only. */
 async function movedRows(query: PlannedQuery<typeof model>, rows: Row<typeof model>[]) {
   if (!query.include && !query.select) return rows;
-  const read = await prisma().whiteboardObjectInstance.findMany({
-    ...query,
-    where: { id: { in: rows.map((row) => row.id) } },
-  });
-  const byId = new Map(read.map((row) => [row.id, row]));
-  return rows.map((row) => {
-    const found = byId.get(row.id);
-    // This request wrote it: one gone since is a failure with its own cause.
-    if (!found) throw new Error(`object instance ${row.id} was deleted after it was moved`);
-    return found;
-  });
+  return rowsNow(
+    rows.map((row) => row.id),
+    query,
+  );
 }
 
 const Move = builder.inputType('WhiteboardObjectInstanceMove', {
