@@ -11,6 +11,7 @@ import { rowIdNode } from './global-id.js';
 import { defineRootFields } from './root-fields.js';
 import { visibleRelation } from './relations.js';
 import { plannedRow } from './loaders.js';
+import { versionOptions } from './versions.js';
 
 export const Membership = builder.prismaNode('UserOrganization', {
   name: 'Membership',
@@ -18,6 +19,7 @@ export const Membership = builder.prismaNode('UserOrganization', {
   description: 'A user belonging to an organization with a role there.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     userId: t.exposeInt('userId'),
     organizationId: t.exposeInt('organizationId'),
     role: t.expose('role', { type: Role }),

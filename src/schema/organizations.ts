@@ -13,6 +13,7 @@ import { pageById, pageInTenancy } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf } from './context.js';
 import { plannedRow } from './loaders.js';
+import { versionOptions } from './versions.js';
 
 builder.prismaNode('Rate', {
   ...rowIdNode('Rate'),
@@ -32,6 +33,7 @@ const Organization = builder.prismaNode('Organization', {
   ...rowIdNode('Organization'),
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     name: t.exposeString('name'),
     rateId: t.exposeInt('rateId', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),

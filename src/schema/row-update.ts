@@ -8,8 +8,10 @@ import { parameter, sql, type SQL } from '../read-plans/sql.js';
 import { type Join, modelCatalog } from './model-catalog.js';
 import { authorize } from './changes.js';
 import { principalOf, type Context } from './context.js';
-import { notFound } from './errors.js';
+import { notFound, versionConflict } from './errors.js';
 import { plannedRow } from './loaders.js';
+import { refuseStale } from './versions.js';
+import { prisma } from '../db/index.js';
 import {
   answerColumns,
   answerOf,
@@ -17,6 +19,7 @@ import {
   columnNameOf,
   columnOf,
   tableOf,
+  versionCheck,
   within,
   written,
   type Caller,
@@ -38,6 +41,8 @@ export interface RowUpdate<M extends OrganizationScopedModel> {
   event?: EventKind;
   /** Columns of `data` that name another row, which must be in the changed row's organization. */
   references?: Reference[];
+  /** The version the row must be at (none: any). */
+  expectedVersion?: number | null;
 }
 
 /** A column naming a row of `model`, and the refusal when that row is not in the changed row's organization. */
@@ -113,13 +118,15 @@ function updateStatement<M extends OrganizationScopedModel>(
     sql`written`,
   );
   const holds = checks.map(([name]) => sql` AND target.${sql.identifier(name)}`);
+  const version = versionCheck(update.expectedVersion, sql`t`);
+  const stale: [string, SQL][] = version ? [['stale', version.stale]] : [];
   return sql`WITH target AS (
-  SELECT ${answerColumns([['id', id(sql`t`)], ['organization_id', organization], ['whiteboard_id', board], ...checks])}
+  SELECT ${answerColumns([['id', id(sql`t`)], ['organization_id', organization], ['whiteboard_id', board], ...checks, ...stale])}
   FROM ${tableOf(model)} t ${sql.join(joins, ' ')}
   WHERE ${id(sql`t`)} = ${parameter(update.rowId, 'int')} AND ${within(caller.visible, organization)}
 ), written AS (
   UPDATE ${tableOf(model)} AS w SET ${sql.join(assignments, ', ')}
-  FROM target WHERE ${id(sql`w`)} = target.id AND ${within(caller.allowed, sql`target.organization_id`)}${sql.join(holds, '')}
+  FROM target WHERE ${id(sql`w`)} = target.id AND ${within(caller.allowed, sql`target.organization_id`)}${sql.join(holds, '')}${versionCheck(update.expectedVersion, sql`w`)?.holds ?? sql``}
   RETURNING target.*, row_to_json(w)::text AS row
 ), logged AS (
   ${logged} RETURNING 1
@@ -128,7 +135,7 @@ SELECT ${answerColumns([
     ['organizationId', sql`target.organization_id`],
     ['logged', sql`(SELECT count(*) FROM logged)::int`],
     ['row', sql`(SELECT row FROM written)`],
-    ...checks.map(([name]): [string, SQL] => [name, sql`target.${sql.identifier(name)}`]),
+    ...[...checks, ...stale].map(([name]): [string, SQL] => [name, sql`target.${sql.identifier(name)}`]),
   ])} FROM target`;
 }
 
@@ -152,7 +159,8 @@ export function rowOf<M extends OrganizationScopedModel>(model: M, columns: Reco
  * (from the caller's principal, as findForChange and authorize read it), the update, its entry in the
  * change log (read by the instances once it commits); answers the written row. A refusal changes
  * nothing and answers as those checks do, in their order: NOT_FOUND for a row the caller may not
- * see, FORBIDDEN for one it may not change, the reference's own refusal for a row of another organization.
+ * see, FORBIDDEN for one it may not change, the reference's own refusal for a row of another
+ * organization, CONFLICT with the current row for a row not at the expected version.
  */
 export async function updateRow<M extends OrganizationScopedModel>(
   ctx: Context,
@@ -166,13 +174,20 @@ export async function updateRow<M extends OrganizationScopedModel>(
     'logged',
     'row',
     ...checks,
+    ...(update.expectedVersion == null ? [] : ['stale']),
   ]);
   if (!answer) throw notFound(update.label);
   if (answer.logged === 1) return rowOf(update.model, JSON.parse(answer.row as string));
   authorize(ctx, update.action, answer.organizationId as number);
   const refused = update.references?.find((_, i) => answer[`ok${i}`] !== true);
   if (refused) throw refused.refused();
-  // Allowed yet not written: the row went between the check and the update.
+  if (typeof answer.stale === 'string') {
+    const current = rowOf(update.model, JSON.parse(answer.stale));
+    // The statement read a versioned model's row.
+    throw versionConflict(update.label, current as typeof current & { version: number });
+  }
+  // Allowed yet not written: the row went, or changed version, between the check and the update.
+  if (update.expectedVersion != null) await refuseStale(prisma(), update.model, update.rowId, update.label);
   throw notFound(update.label);
 }
 

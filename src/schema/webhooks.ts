@@ -4,16 +4,17 @@ import { eventTypeProblem } from '../webhooks/events.js';
 import { urlProblem } from '../webhooks/address.js';
 import type { Webhooks } from '../webhooks/index.js';
 import { newSigningSecret } from '../webhooks/signature.js';
-import { builder, type BuilderTypes } from './builder.js';
+import { builder, type BuilderTypes, type InputFields } from './builder.js';
 import { authorize, findForChange, recordChange } from './changes.js';
 import { principalOf, type Context } from './context.js';
-import { deletedPayload, rowTargetFields, targetRowId, type InputFields } from './crud.js';
+import { deletedPayload, rowTargetFields, targetRowId } from './crud.js';
 import { WebhookDeliveryState, WebhookDisabledReason } from './enums.js';
 import { badUserInput, forbidden } from './errors.js';
 import { rowIdNode } from './global-id.js';
 import { plannedRow } from './loaders.js';
 import { maxPageSize } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
+import { versionOptions } from './versions.js';
 
 // Webhook endpoints of an organization, managed by those who may manageWebhooks (src/auth/roles.ts),
 // who alone see them: a URL may carry its receiver's credential. The signing secret is shown once,
@@ -34,6 +35,7 @@ const WebhookEndpoint = builder.prismaNode('WebhookEndpoint', {
     "Where an organization's changes are sent, signed (Standard Webhooks). Seen only by those who manage the organization's webhooks; the signing secret never again after its creation or rotation.",
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     organizationId: t.exposeInt('organizationId'),
     url: t.exposeString('url'),
     description: t.exposeString('description'),

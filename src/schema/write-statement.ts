@@ -77,3 +77,19 @@ export const answerColumns = (columns: [name: string, value: SQL][]): SQL =>
 // A written value in a parameter: a Date as its ISO text (stored as UTC, as Prisma does).
 export const written = (value: unknown): SQL =>
   sql.value((value instanceof Date ? value.toISOString() : value) as Parameters<typeof sql.value>[0]);
+
+/**
+ * The version check of a write given an expected version (none: no check): `holds` is the write's
+ * own condition on the row it changes (aliased `alias`; re-read at the row's latest version when a
+ * concurrent write waited on it), `stale` the row as JSON where its version is another, so the
+ * refusal answers the current row in the same statement.
+ */
+export function versionCheck(expected: number | null | undefined, alias: SQL) {
+  if (expected == null) return undefined;
+  const version = sql`${alias}.version`;
+  const value = parameter(expected, 'int');
+  return {
+    holds: sql` AND ${version} = ${value}`,
+    stale: sql`CASE WHEN ${version} <> ${value} THEN row_to_json(${alias})::text END`,
+  };
+}

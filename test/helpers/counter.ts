@@ -1,0 +1,40 @@
+import type { TestServer } from './server.js';
+
+const read = `query($rowId: Int!) { whiteboard(rowId: $rowId) { description version } }`;
+const write = `mutation($input: UpdateWhiteboardInput!) { updateWhiteboard(input: $input) { whiteboard { description version } } }`;
+
+/**
+ * The lost-update proof of issue 41: `writers` clients at once each add 1, `increments` times, to a
+ * number kept in one board's description, by reading it and writing it back. With versions each
+ * write expects the version it read and, refused with CONFLICT, starts again from the current row the
+ * refusal carries; without, the later write of two that read the same value silently wins.
+ * Answers the final value and how many writes were refused.
+ */
+export async function countConcurrently(
+  server: Pick<TestServer, 'graphql'>,
+  boardId: number,
+  { writers, increments, versioned }: { writers: number; increments: number; versioned: boolean },
+): Promise<{ value: number; conflicts: number }> {
+  let conflicts = 0;
+  const writer = async () => {
+    for (let i = 0; i < increments; i++) {
+      let seen = (await server.graphql(read, { rowId: boardId })).data!.whiteboard;
+      for (;;) {
+        const input = {
+          rowId: boardId,
+          description: String(Number(seen.description) + 1),
+          ...(versioned && { expectedVersion: seen.version }),
+        };
+        const answer = await server.graphql(write, { input });
+        const error = answer.errors?.[0];
+        if (!error) break;
+        if (error.extensions?.code !== 'CONFLICT') throw new Error(JSON.stringify(error));
+        conflicts++;
+        seen = error.extensions.current as { description: string; version: number };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: writers }, writer));
+  const final = (await server.graphql(read, { rowId: boardId })).data!.whiteboard;
+  return { value: Number(final.description), conflicts };
+}
