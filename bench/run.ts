@@ -143,6 +143,7 @@ async function runCase(
     ...(audited && entry.peer ? [{ server: audited.server, request: entry.peer, sameJson: false }] : []),
   ];
   const entriesBefore = await audited?.database.entries();
+  await entry.prepare?.();
   if (others.length) {
     const check = await checkAnswers(
       { server: servers.gateway, request: entry.gateway },
@@ -166,6 +167,7 @@ async function runCase(
       `${entry.id}. ${entry.title}: round ${round}, gateway${entry.peer ? ', peer' : ''}${audited ? ', audited peer' : ''}${entry.floor ? ', floor' : ''}`,
     );
     const beforeSample = () => freshPrincipals(servers.gateway, servers.keys);
+    await entry.prepare?.();
     result.gateway.push(
       await measure(servers.gateway, source(entry.gateway, entry.run), own, execution, { beforeSample }),
     );
@@ -205,8 +207,8 @@ async function main(): Promise<void> {
   // Nothing may run unbounded: a generous ceiling over the whole run, in case a server stops answering.
   const budget =
     600 +
-    // Sixteen request cases: a, a2, a3, b-m, t; the audited peer's two of them.
-    16 * (2 * config.rounds + 1) * (config.warmup + 2 * config.duration + 60) +
+    // Seventeen request cases: a, a2, a3, b-m, t, v; the audited peer's two of them.
+    17 * (2 * config.rounds + 1) * (config.warmup + 2 * config.duration + 60) +
     2 * config.rounds * (config.warmup + config.duration + 60) +
     // The replica case: two cases on five topologies per round, and two write loads.
     (10 * config.rounds + 2) * (config.warmup + config.duration + 65);

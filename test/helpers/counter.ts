@@ -1,4 +1,7 @@
-import type { TestServer } from './server.js';
+import type { GraphQLResponse } from './graphql.js';
+
+/** Whatever sends a GraphQL operation as the demo owner: a test server, a gateway process. */
+type Sender = { graphql(query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse> };
 
 const read = `query($rowId: Int!) { whiteboard(rowId: $rowId) { description version } }`;
 const write = `mutation($input: UpdateWhiteboardInput!) { updateWhiteboard(input: $input) { whiteboard { description version } } }`;
@@ -11,7 +14,7 @@ const write = `mutation($input: UpdateWhiteboardInput!) { updateWhiteboard(input
  * Answers the final value and how many writes were refused.
  */
 export async function countConcurrently(
-  server: Pick<TestServer, 'graphql'>,
+  server: Sender,
   boardId: number,
   { writers, increments, versioned }: { writers: number; increments: number; versioned: boolean },
 ): Promise<{ value: number; conflicts: number }> {

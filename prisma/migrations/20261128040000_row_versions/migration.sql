@@ -23,13 +23,14 @@ ALTER TABLE "library_class_texture" ADD COLUMN "version" INTEGER NOT NULL DEFAUL
 ALTER TABLE "webhook_endpoint" ADD COLUMN "version" INTEGER NOT NULL DEFAULT 1;
 
 -- Raised by the database, so every path raises it (Prisma, the one-statement writes, reorders,
--- imports) and none can set it: a write that names the column is overruled.
-CREATE FUNCTION raise_version() RETURNS trigger LANGUAGE plpgsql AS $$
+-- imports) and none can set it: a write that names the column is overruled. The body is an escaped
+-- string with \073 for the semicolon: @prisma/adapter-pg runs a migration split at every semicolon.
+CREATE FUNCTION raise_version() RETURNS trigger LANGUAGE plpgsql AS E'
 BEGIN
-  NEW.version := OLD.version + 1;
-  RETURN NEW;
+  NEW.version := OLD.version + 1\073
+  RETURN NEW\073
 END
-$$;
+';
 
 CREATE TRIGGER "organization_version" BEFORE UPDATE ON "organization" FOR EACH ROW EXECUTE FUNCTION raise_version();
 CREATE TRIGGER "user_version" BEFORE UPDATE ON "user" FOR EACH ROW EXECUTE FUNCTION raise_version();
