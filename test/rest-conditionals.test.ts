@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demo } from '../src/db/seed/index.js';
+import { seededRandom } from './helpers/documents.js';
 import { rest } from './helpers/rest.js';
 import { ofTheRequest, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -165,5 +166,67 @@ describe('DELETE with If-Match', () => {
     const removed = await rest(server, 'DELETE', path, { headers: { 'if-match': tag } });
     expect(removed.status).toBe(204);
     expect(await prisma().dataStream.findUnique({ where: { id: created.body.id } })).toBeNull();
+  });
+});
+
+// Random conditional writes on rows answered alone, of several types: each If-Match the caller might
+// send (the current tag, a stale or unknown one, a weak one, `*`, a list, none) must decide as RFC
+// 9110 says, and the row's version must move exactly when the answer says it wrote. Seeded:
+// CONDITIONAL_SEED=<seed> replays a run.
+describe('random conditional writes', () => {
+  const seed = Number(process.env.CONDITIONAL_SEED ?? Date.now() % 2 ** 31);
+  const rows = [
+    { model: 'dataStream', path: '/api/whiteboard/v1/data-stream/', body: (n: number) => ({ name: `Stream ${n}` }) },
+    { model: 'whiteboardObjectInstance', path: '/api/whiteboard/v1/object-instance/', body: (n: number) => ({ x: n }) },
+    { model: 'library', path: '/api/library/control/v1/', body: (n: number) => ({ name: `Library ${n}` }) },
+    {
+      model: 'whiteboardHighlight',
+      path: '/api/whiteboard/v1/highlight/',
+      body: (n: number) => ({ name: `Rule ${n}` }),
+    },
+  ] as const;
+  const kinds = ['current', 'stale', 'unknown', 'weak', 'any', 'list', 'none'] as const;
+
+  it(`decide as the tags say (seed ${seed}: CONDITIONAL_SEED=${seed} replays it)`, async () => {
+    const random = seededRandom(seed);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+    const versionOf = async (model: (typeof rows)[number]['model'], id: number) =>
+      ((await (prisma()[model] as any).findUniqueOrThrow({ where: { id } })) as { version: number }).version;
+    const ids = new Map<string, number>();
+    for (const row of rows)
+      ids.set(row.model, ((await (prisma()[row.model] as any).findFirstOrThrow({})) as { id: number }).id);
+    for (let n = 0; n < 60; n++) {
+      const row = pick(rows);
+      const id = ids.get(row.model)!;
+      const kind = pick(kinds);
+      const before = await versionOf(row.model, id);
+      const tag = `"${before}"`;
+      const ifMatch = {
+        current: tag,
+        stale: `"${before - 1}"`,
+        unknown: '"not-a-version"',
+        weak: `W/${tag}`,
+        any: '*',
+        list: `"${before + 50}", ${tag}`,
+        none: undefined,
+      }[kind];
+      const context = `CONDITIONAL_SEED=${seed}, step ${n}: PUT ${row.path}${id}/ If-Match ${ifMatch ?? '(none)'}`;
+      const put = await rest(server, 'PUT', `${row.path}${id}/`, {
+        json: row.body(n),
+        headers: ifMatch ? { 'if-match': ifMatch } : {},
+      });
+      const after = await versionOf(row.model, id);
+      if (['current', 'any', 'list', 'none'].includes(kind)) {
+        expect(put.status, context).toBe(200);
+        expect(put.headers.get('etag'), context).toBe(`"${before + 1}"`);
+        expect(after, context).toBe(before + 1);
+      } else {
+        expect(put.status, context).toBe(412);
+        expect(put.headers.get('etag'), context).toBe(tag);
+        expect(after, context).toBe(before);
+      }
+      const read = await rest(server, 'GET', `${row.path}${id}/`, { headers: { 'if-none-match': `"${after}"` } });
+      expect(read.status, context).toBe(304);
+    }
   });
 });

@@ -93,9 +93,10 @@ async function currentTag(
 
 /**
  * If-Match (RFC 9110 13.1.1) as the version the write must find: `*` or no field, none; the one
- * plain tag of a row answered alone, its version, with no read; else the current tag is read and
- * must be one of the strong tags given, and its version is expected (so a change in between is
- * still caught by the write). A refusal is 412 with the current tag, when there is one.
+ * plain tag of a row answered alone, its version, with no read; else (a list, a composite tag, weak
+ * or foreign tags) the current tag is read and must be one of the strong tags given, and its
+ * version is expected, so a change in between is still caught by the write. A refusal is 412 with
+ * the current tag.
  */
 async function expectedVersion(
   pipeline: GraphQLPipeline,
@@ -106,8 +107,8 @@ async function expectedVersion(
   const tags = entityTags(caller.headers.get('if-match') ?? undefined);
   if (tags === undefined || tags === '*') return undefined;
   const strong = strongTags(tags);
-  if (strong.length === 1 && !route.tagRead!.composite) return versionOfTag(strong[0]) ?? preconditionFailed();
-  if (strong.length === 0) return preconditionFailed();
+  const version = strong.length === 1 && !route.tagRead!.composite ? versionOfTag(strong[0]) : undefined;
+  if (version !== undefined) return version;
   const current = await currentTag(pipeline, route, caller, (variables.input as { rowId?: unknown }).rowId);
   if (typeof current === 'object') return fromGraphQLError(current, route, variables);
   // A row the caller cannot see is not found, preconditions or not (RFC 9110 13.2.1).

@@ -10,7 +10,7 @@ const write = `mutation($input: UpdateWhiteboardInput!) { updateWhiteboard(input
  * The lost-update proof of issue 41: `writers` clients at once each add 1, `increments` times, to a
  * number kept in one board's description, by reading it and writing it back. With versions each
  * write expects the version it read and, refused with CONFLICT, starts again from the current row the
- * refusal carries; without, the later write of two that read the same value silently wins.
+ * refusal carries, after a random backoff; without, the later write of two that read the same value silently wins.
  * Answers the final value and how many writes were refused.
  */
 export async function countConcurrently(
@@ -22,6 +22,7 @@ export async function countConcurrently(
   const writer = async () => {
     for (let i = 0; i < increments; i++) {
       let seen = (await server.graphql(read, { rowId: boardId })).data!.whiteboard;
+      let refusals = 0;
       for (;;) {
         const input = {
           rowId: boardId,
@@ -34,6 +35,8 @@ export async function countConcurrently(
         if (error.extensions?.code !== 'CONFLICT') throw new Error(JSON.stringify(error));
         conflicts++;
         seen = error.extensions.current as { description: string; version: number };
+        // As a client should: a random wait, longer after each refusal, so that the writers of one row stop colliding in step.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(++refusals, 6)));
       }
     }
   };
