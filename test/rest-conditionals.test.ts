@@ -230,3 +230,15 @@ describe('random conditional writes', () => {
     }
   });
 });
+
+describe('archiving over REST with If-Match', () => {
+  it("compares the board's tag, as its GET answers it", async () => {
+    const current = (await rest(server, 'GET', boardPath())).headers.get('etag')!;
+    const stale = await rest(server, 'PUT', `${boardPath()}archive/`, { headers: { 'if-match': '"1.1.1"' } });
+    expect(stale.status).toBe(412);
+    expect(stale.headers.get('etag')).toBe(current);
+    const archived = await rest(server, 'PUT', `${boardPath()}archive/`, { headers: { 'if-match': current } });
+    expect(archived.status).toBe(200);
+    await rest(server, 'PUT', `/api/whiteboard/archive/v1/${board}/unarchive/`);
+  });
+});

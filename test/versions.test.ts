@@ -193,3 +193,46 @@ describe('the lost update, with and without versions', () => {
     expect(unversioned.value).toBeLessThanOrEqual(80);
   });
 });
+
+describe('the mutations outside the CRUD toolkit', () => {
+  it('updateMemberRole, removeMember, deleteOrganization and the webhook endpoint writes refuse a stale version', async () => {
+    const membership = await prisma().userOrganization.findFirstOrThrow({
+      where: { organizationId: acme, role: 'MEMBER' },
+    });
+    const endpoint = await prisma().webhookEndpoint.create({
+      data: { organizationId: acme, url: 'https://hooks.example.com/a', eventTypes: ['*'], secret: 'sealed' },
+    });
+    const organization = await prisma().organization.findUniqueOrThrow({ where: { id: acme } });
+    const stale: [string, string, Record<string, unknown>][] = [
+      [
+        'updateMemberRole',
+        'membership { rowId }',
+        { rowId: membership.id, role: 'VIEWER', expectedVersion: membership.version + 1 },
+      ],
+      ['removeMember', 'deletedRowId', { rowId: membership.id, expectedVersion: membership.version + 1 }],
+      [
+        'updateWebhookEndpoint',
+        'webhookEndpoint { rowId }',
+        { rowId: endpoint.id, description: 'x', expectedVersion: 9 },
+      ],
+      ['deleteWebhookEndpoint', 'deletedRowId', { rowId: endpoint.id, expectedVersion: 9 }],
+      [
+        'deleteOrganization',
+        'deletedRowId',
+        { rowId: acme, confirmName: organization.name, expectedVersion: organization.version + 1 },
+      ],
+    ];
+    for (const [mutation, payload, input] of stale) {
+      const inputType = `${mutation[0].toUpperCase()}${mutation.slice(1)}Input`;
+      const refused = await expectNothingChanged(server, () =>
+        server.graphql(`mutation($input: ${inputType}!) { ${mutation}(input: $input) { ${payload} } }`, { input }),
+      );
+      expect(failure(refused), mutation).toEqual({ code: 'CONFLICT', field: 'input.expectedVersion' });
+    }
+    const matched = await server.graphql(
+      `mutation($input: UpdateWebhookEndpointInput!) { updateWebhookEndpoint(input: $input) { webhookEndpoint { version } } }`,
+      { input: { rowId: endpoint.id, description: 'checked', expectedVersion: endpoint.version } },
+    );
+    expect(matched.data!.updateWebhookEndpoint.webhookEndpoint.version).toBe(endpoint.version + 1);
+  });
+});

@@ -217,13 +217,18 @@ function rowFieldType(type: GraphQLOutputType, key: string): GraphQLOutputType |
   return isObjectType(named) ? named.getFields()[key]?.type : undefined;
 }
 
-/** Gives each conditional route the GET of its row at the same path, whose answer's tag If-Match is compared with. */
+/**
+ * Gives each conditional route the GET of its row, whose answer's tag If-Match is compared with: at
+ * the same path, or at the path of which the route is an action (`.../{id}/archive/`).
+ */
 export function linkTagReads(routes: CompiledRoute[]): CompiledRoute[] {
   const reads = new Map(
     routes.filter((route) => route.method === 'GET' && route.tagged).map((route) => [route.path, route]),
   );
   return routes.map((route) => {
-    const read = route.conditional ? reads.get(route.path) : undefined;
+    const read = route.conditional
+      ? (reads.get(route.path) ?? reads.get(route.path.replace(/[^/]+\/$/, '')))
+      : undefined;
     return read ? { ...route, tagRead: { ...read, ...read.tagged! } } : { ...route, conditional: false };
   });
 }

@@ -14,7 +14,7 @@ import { rowIdNode } from './global-id.js';
 import { plannedRow } from './loaders.js';
 import { maxPageSize } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
-import { versionOptions } from './versions.js';
+import { atExpectedVersion, expectedVersionField, versionOptions } from './versions.js';
 
 // Webhook endpoints of an organization, managed by those who may manageWebhooks (src/auth/roles.ts),
 // who alone see them: a URL may carry its receiver's credential. The signing secret is shown once,
@@ -250,12 +250,20 @@ const CreateWebhookEndpointInput = builder.inputType('CreateWebhookEndpointInput
 });
 
 const UpdateWebhookEndpointInput = builder.inputType('UpdateWebhookEndpointInput', {
-  fields: (t) => ({ ...rowTargetFields(t, 'webhook endpoint'), ...settingsFields(t, false) }),
+  fields: (t) => ({
+    ...rowTargetFields(t, 'webhook endpoint'),
+    expectedVersion: expectedVersionField(t),
+    ...settingsFields(t, false),
+  }),
 });
 
 /** The input of a mutation of one endpoint that takes nothing else, named after the mutation. */
 const targetInput = (name: string) =>
   builder.inputType(name, { fields: (t) => rowTargetFields(t, 'webhook endpoint') });
+
+const DeleteWebhookEndpointInput = builder.inputType('DeleteWebhookEndpointInput', {
+  fields: (t) => ({ ...rowTargetFields(t, 'webhook endpoint'), expectedVersion: expectedVersionField(t) }),
+});
 
 const RotateWebhookEndpointSecretInput = builder.inputType('RotateWebhookEndpointSecretInput', {
   fields: (t) => ({
@@ -375,16 +383,18 @@ builder.mutationFields((t) => ({
       const endpoint = await managedEndpoint(ctx, targetRowId(input, 'WebhookEndpoint'));
       const settings = await checkedSettings(input, endpoint.organizationId, ctx.webhooks?.allowPrivate ?? false);
       await recordChange(ctx, change('UPDATE', endpoint.organizationId), (tx) =>
-        tx.webhookEndpoint.update({
-          where: { id: endpoint.id },
-          data: {
-            url: settings.url,
-            eventTypes: settings.eventTypes ?? undefined,
-            whiteboardIds: settings.whiteboardIds,
-            description: settings.description,
-          },
-          select: { id: true },
-        }),
+        atExpectedVersion(tx, 'WebhookEndpoint', endpoint.id, input.expectedVersion, 'Webhook endpoint', (where) =>
+          tx.webhookEndpoint.update({
+            where,
+            data: {
+              url: settings.url,
+              eventTypes: settings.eventTypes ?? undefined,
+              whiteboardIds: settings.whiteboardIds,
+              description: settings.description,
+            },
+            select: { id: true },
+          }),
+        ),
       );
       return { rowId: endpoint.id };
     },
@@ -405,11 +415,13 @@ builder.mutationFields((t) => ({
   deleteWebhookEndpoint: t.field({
     type: deletedPayload('DeleteWebhookEndpointPayload', 'WebhookEndpoint'),
     description: 'Deletes an endpoint with its deliveries.',
-    args: { input: t.arg({ type: targetInput('DeleteWebhookEndpointInput'), required: true }) },
+    args: { input: t.arg({ type: DeleteWebhookEndpointInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const endpoint = await managedEndpoint(ctx, targetRowId(input, 'WebhookEndpoint'));
       await recordChange(ctx, change('DELETE', endpoint.organizationId), (tx) =>
-        tx.webhookEndpoint.delete({ where: { id: endpoint.id }, select: { id: true } }),
+        atExpectedVersion(tx, 'WebhookEndpoint', endpoint.id, input.expectedVersion, 'Webhook endpoint', (where) =>
+          tx.webhookEndpoint.delete({ where, select: { id: true } }),
+        ),
       );
       return { rowId: endpoint.id };
     },
