@@ -36,7 +36,7 @@ export async function countConcurrently(
         conflicts++;
         seen = error.extensions.current as { description: string; version: number };
         // As a client should: a random wait, longer after each refusal, so that the writers of one row stop colliding in step.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(++refusals, 6)));
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(++refusals, 8)));
       }
     }
   };
