@@ -10,8 +10,6 @@ import { authorize } from './changes.js';
 import { principalOf, type Context } from './context.js';
 import { notFound, versionConflict } from './errors.js';
 import { plannedRow } from './loaders.js';
-import { refuseStale } from './versions.js';
-import { prisma } from '../db/index.js';
 import {
   answerColumns,
   answerOf,
@@ -118,15 +116,15 @@ function updateStatement<M extends OrganizationScopedModel>(
     sql`written`,
   );
   const holds = checks.map(([name]) => sql` AND target.${sql.identifier(name)}`);
-  const version = versionCheck(update.expectedVersion, sql`t`);
+  const version = versionCheck(update.expectedVersion, sql`t`, sql`w`);
   const stale: [string, SQL][] = version ? [['stale', version.stale]] : [];
   return sql`WITH target AS (
   SELECT ${answerColumns([['id', id(sql`t`)], ['organization_id', organization], ['whiteboard_id', board], ...checks, ...stale])}
   FROM ${tableOf(model)} t ${sql.join(joins, ' ')}
-  WHERE ${id(sql`t`)} = ${parameter(update.rowId, 'int')} AND ${within(caller.visible, organization)}
+  WHERE ${id(sql`t`)} = ${parameter(update.rowId, 'int')} AND ${within(caller.visible, organization)}${version?.lock ?? sql``}
 ), written AS (
   UPDATE ${tableOf(model)} AS w SET ${sql.join(assignments, ', ')}
-  FROM target WHERE ${id(sql`w`)} = target.id AND ${within(caller.allowed, sql`target.organization_id`)}${sql.join(holds, '')}${versionCheck(update.expectedVersion, sql`w`)?.holds ?? sql``}
+  FROM target WHERE ${id(sql`w`)} = target.id AND ${within(caller.allowed, sql`target.organization_id`)}${sql.join(holds, '')}${version?.holds ?? sql``}
   RETURNING target.*, row_to_json(w)::text AS row
 ), logged AS (
   ${logged} RETURNING 1
@@ -186,8 +184,7 @@ export async function updateRow<M extends OrganizationScopedModel>(
     // The statement read a versioned model's row.
     throw versionConflict(update.label, current as typeof current & { version: number });
   }
-  // Allowed yet not written: the row went, or changed version, between the check and the update.
-  if (update.expectedVersion != null) await refuseStale(prisma(), update.model, update.rowId, update.label);
+  // Allowed yet not written: the row went between the check and the update.
   throw notFound(update.label);
 }
 

@@ -36,7 +36,7 @@ const matchedNoRow = (error: unknown) =>
  * The refusal of a write that found the row at another version than expected: CONFLICT with the
  * row as it is now (read here, on this path only), NOT_FOUND if it is gone.
  */
-export async function refuseStale(
+async function refuseStale(
   client: Client,
   model: OrganizationScopedModel,
   rowId: number,

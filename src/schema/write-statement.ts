@@ -79,17 +79,17 @@ export const written = (value: unknown): SQL =>
   sql.value((value instanceof Date ? value.toISOString() : value) as Parameters<typeof sql.value>[0]);
 
 /**
- * The version check of a write given an expected version (none: no check): `holds` is the write's
- * own condition on the row it changes (aliased `alias`; re-read at the row's latest version when a
- * concurrent write waited on it), `stale` the row as JSON where its version is another, so the
- * refusal answers the current row in the same statement.
+ * The version check of a write of the row `read` reads and `write` writes, given an expected version
+ * (none: no check). `lock` makes the read wait for a concurrent write of the row and read it as that
+ * write left it; `stale` is then the row now, as JSON, where its version is another (the refusal
+ * answers it from the same statement); `holds` is the write's own condition.
  */
-export function versionCheck(expected: number | null | undefined, alias: SQL) {
+export function versionCheck(expected: number | null | undefined, read: SQL, write: SQL) {
   if (expected == null) return undefined;
-  const version = sql`${alias}.version`;
   const value = parameter(expected, 'int');
   return {
-    holds: sql` AND ${version} = ${value}`,
-    stale: sql`CASE WHEN ${version} <> ${value} THEN row_to_json(${alias})::text END`,
+    lock: sql` FOR UPDATE OF ${read}`,
+    stale: sql`CASE WHEN ${read}.version <> ${value} THEN row_to_json(${read})::text END`,
+    holds: sql` AND ${write}.version = ${value}`,
   };
 }
