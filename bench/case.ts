@@ -16,6 +16,8 @@ export interface Case {
   ignore?: RegExp;
   /** Request number i to the gateway; requests vary with i (another board, another key). */
   gateway(i: number): HttpRequest;
+  /** Reads what the gateway's requests depend on (the rows' versions), before the check and each gateway run. */
+  prepare?(): Promise<void>;
   /** True when every request is the same, so the load generator builds it once. */
   constant: boolean;
   /** Requests n..n+run-1 go over one connection in order (an archive and its unarchive). @default 1 */

@@ -112,6 +112,7 @@ async function main(): Promise<void> {
     if (!entry || entry.skip) throw new Error(`no case ${id} to run`);
     const ratios: number[] = [];
     for (let round = 1; round <= rounds; round++) {
+      await entry.prepare?.();
       if (config.warmup) await together(entry, servers, config.warmup);
       const [a, b] = await together(entry, servers, config.duration);
       if (a.errors || b.errors) throw new Error(`case ${id}: ${a.errors} errors from A, ${b.errors} from B`);

@@ -144,6 +144,7 @@ async function runCase(
     ...(audited && entry.peer ? [{ server: audited.server, request: entry.peer, sameJson: false }] : []),
   ];
   const entriesBefore = await audited?.database.entries();
+  await entry.prepare?.();
   if (others.length) {
     const check = await checkAnswers(
       { server: servers.gateway, request: entry.gateway },
@@ -167,6 +168,7 @@ async function runCase(
       `${entry.id}. ${entry.title}: round ${round}, gateway${entry.peer ? ', peer' : ''}${audited ? ', audited peer' : ''}${entry.floor ? ', floor' : ''}`,
     );
     const beforeSample = () => freshPrincipals(servers.gateway, servers.keys);
+    await entry.prepare?.();
     result.gateway.push(
       await measure(servers.gateway, source(entry.gateway, entry.run), own, execution, { beforeSample }),
     );
@@ -206,8 +208,8 @@ async function main(): Promise<void> {
   // Nothing may run unbounded: a generous ceiling over the whole run, in case a server stops answering.
   const budget =
     600 +
-    // Eighteen request cases: a, a2, a3, b-m, p, q, t; the audited peer's two of them.
-    18 * (2 * config.rounds + 1) * (config.warmup + 2 * config.duration + 60) +
+    // Nineteen request cases: a, a2, a3, b-m, p, q, t, v; the audited peer's two of them.
+    19 * (2 * config.rounds + 1) * (config.warmup + 2 * config.duration + 60) +
     2 * config.rounds * (config.warmup + config.duration + 60) +
     // The replica case: two cases on five topologies per round, and two write loads.
     (10 * config.rounds + 2) * (config.warmup + config.duration + 65);

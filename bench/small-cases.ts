@@ -20,6 +20,22 @@ const renameQuery = `mutation Rename($input: UpdateWhiteboardInput!) {
   updateWhiteboard(input: $input) { whiteboard { rowId name } }
 }`;
 
+const versionsQuery = `query Versions($org: Int!, $offset: Int!) {
+  whiteboards(first: 100, offset: $offset, filter: { organizationId: { eq: $org } }) { nodes { rowId version } }
+}`;
+
+/** Every board's version now, by row id: the version each request of case v expects is the one after the last it sent. */
+async function boardVersions(gatewayUrl: string, keys: CaseContext['keys'], org: number): Promise<Map<number, number>> {
+  const versions = new Map<number, number>();
+  for (let offset = 0; ; offset += 100) {
+    const answer = await send(gatewayUrl, graphql(keys, 0, versionsQuery, { org, offset }));
+    const nodes = (answer.body as { data: { whiteboards: { nodes: { rowId: number; version: number }[] } } }).data
+      .whiteboards.nodes;
+    for (const node of nodes) versions.set(node.rowId, node.version);
+    if (nodes.length < 100) return versions;
+  }
+}
+
 /** The peer's node ids of the boards, in the gateway's order: its id format is its own. */
 async function peerNodeIds(peerUrl: string, org: number): Promise<string[]> {
   const answer = await send(peerUrl, peerGraphql(peerNodeIdsQuery, { org }));
@@ -34,9 +50,10 @@ export const auditedCaseIds = ['k', 'l'];
 /** Every request renames another board (in turn), to a name no earlier request gave it. */
 const renamed = (i: number) => `Renamed board ${i}`;
 
-export async function smallCases({ keys, org, boards, peerUrl }: CaseContext): Promise<Case[]> {
+export async function smallCases({ keys, org, boards, peerUrl, gatewayUrl }: CaseContext): Promise<Case[]> {
   const board = (i: number) => boards[i % boards.length];
   const nodeIds = peerUrl ? await peerNodeIds(peerUrl, org) : [];
+  let versions = new Map<number, number>();
   // Issue 34's targets: every read at the peer's rate, a rename at 90% of it in at most 4 statements.
   const read = { kind: 'GraphQL' as const, constant: false, peerTarget: 1 };
   const rename = { kind: 'mutation' as const, constant: false, peerTarget: 0.9, statementTarget: 4 };
@@ -86,6 +103,25 @@ export async function smallCases({ keys, org, boards, peerUrl }: CaseContext): P
       peer: (i) => peerGraphql(peerRenameQuery, { rowId: board(i), name: renamed(i) }),
       notes: [
         "the peer's updateWhiteboardByRowId checks nothing, logs no action and sends no live event; the audited peer's trigger logs and notifies",
+      ],
+    },
+    {
+      ...rename,
+      id: 'v',
+      title: 'case k with expectedVersion (issue 41)',
+      prepare: async () => {
+        versions = await boardVersions(gatewayUrl, keys, org);
+      },
+      gateway: (i) => {
+        const rowId = board(i);
+        const expectedVersion = versions.get(rowId)!;
+        // Sent in order: a board's next rename, once this one has been answered, finds the version after it.
+        versions.set(rowId, expectedVersion + 1);
+        return graphql(keys, 0, renameQuery, { input: { rowId, name: renamed(i), expectedVersion } });
+      },
+      peer: (i) => peerGraphql(peerRenameQuery, { rowId: board(i), name: renamed(i) }),
+      notes: [
+        `each request expects the board's version: with ${boards.length} boards in turn and fewer connections, no two requests in flight rename one board, so each matches (a CONFLICT would fail the sampled answers)`,
       ],
     },
     {

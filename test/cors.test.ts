@@ -71,7 +71,7 @@ describe('a listed origin', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe(app);
     expect(response.headers.get('access-control-allow-methods')).toBe(methods.join(', '));
     expect(response.headers.get('access-control-allow-headers')).toBe(
-      'X-API-KEY, Authorization, Content-Type, X-Request-Id, Idempotency-Key',
+      'X-API-KEY, Authorization, Content-Type, X-Request-Id, Idempotency-Key, If-Match, If-None-Match',
     );
 
     const read = await fetch(`${server.url}/api/whiteboard/v1/`, {
@@ -80,7 +80,7 @@ describe('a listed origin', () => {
     expect(read.status).toBe(200);
     expect(read.headers.get('access-control-allow-origin')).toBe(app);
     expect(read.headers.get('access-control-expose-headers')).toBe(
-      'X-Request-Id, WWW-Authenticate, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, X-Total-Count',
+      'X-Request-Id, WWW-Authenticate, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, X-Total-Count, ETag',
     );
     expect(Number(read.headers.get('x-total-count'))).toBeGreaterThan(0);
   });

@@ -230,6 +230,24 @@ describe('the one-statement writes with a key', () => {
     expect(await entriesOf(key)).toBe(2);
   });
 
+  it('with an expected version: a stale one is CONFLICT and not kept; the current one writes once and is replayed', async () => {
+    const board = await prisma().whiteboard.create({ data: { name: 'Versioned', organizationId: 1, authorId: 1 } });
+    const stale = await graphql(
+      rename,
+      { input: { rowId: board.id, name: 'Stale', expectedVersion: 0 } },
+      keyed(randomUUID()),
+    );
+    expect(stale.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', currentVersion: 1 });
+    const key = randomUUID();
+    const input = { rowId: board.id, name: 'Current', expectedVersion: 1 };
+    expect((await graphql(rename, { input }, keyed(key))).body.data.updateWhiteboard.whiteboard.name).toBe('Current');
+    expect((await graphql(rename, { input }, keyed(key))).replayed).toBe('true');
+    expect(await prisma().whiteboard.findUniqueOrThrow({ where: { id: board.id } })).toMatchObject({
+      name: 'Current',
+      version: 2,
+    });
+  });
+
   it('cost the statements of the write and two more: the key claimed, the answer kept', async () => {
     const board = await prisma().whiteboard.create({ data: { name: 'Counted', organizationId: 1, authorId: 1 } });
     const input = { rowId: board.id, name: `Counted ${randomUUID()}` };

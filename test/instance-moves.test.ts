@@ -132,8 +132,14 @@ describe('moving instances together', () => {
     expect(response.errors).toBeUndefined();
     const after = await stored('platform');
     const row = (id: number, rows: typeof before) => rows.find((candidate) => candidate.id === id)!;
-    expect(row(first, after)).toMatchObject({ ...row(first, before), x: 7, updatedAt: expect.any(Date) });
-    expect(row(second, after)).toMatchObject({ ...row(second, before), height: 3, updatedAt: expect.any(Date) });
+    // A moved instance is at the next version; the others keep theirs.
+    const moved = (id: number) => ({
+      ...row(id, before),
+      version: row(id, before).version + 1,
+      updatedAt: expect.any(Date),
+    });
+    expect(row(first, after)).toMatchObject({ ...moved(first), x: 7 });
+    expect(row(second, after)).toMatchObject({ ...moved(second), height: 3 });
     expect(after.filter((r) => r.id !== first && r.id !== second)).toEqual(
       before.filter((r) => r.id !== first && r.id !== second),
     );

@@ -7,6 +7,8 @@ import { createApp, type Gateway } from '../src/http/app.js';
 import type { Context } from '../src/schema/context.js';
 import { schema } from '../src/schema/index.js';
 import { writePlanFor } from '../src/write-plans/plan.js';
+import type { OrganizationScopedModel } from '../src/auth/tenancy.js';
+import { delegateOf } from '../src/db/delegate.js';
 import { openTestDatabase } from './helpers/database.js';
 import { poolsOf, type GeneratedDocument, type Pools } from './helpers/documents.js';
 import { forEachRun, seedOf } from './helpers/properties.js';
@@ -15,7 +17,8 @@ import { plannedMutations, WriteDocuments } from './helpers/write-documents.js';
 
 // Random updates generated from the schema, sent by every kind of caller through the write plans and
 // through the executor: the same write twice, so the answers must be equal (but for the time each
-// write was made), refusals included, and show no row of an organization the caller is not in.
+// write was made, and the version it made), refusals included, and show no row of an organization
+// the caller is not in. Half the documents of variables expect their row's current version or a stale one.
 // Drawn by fast-check (helpers/properties.ts): WRITE_SEED=<seed> replays a run.
 
 const seed = seedOf('WRITE_SEED', 'test/write-plans.test.ts');
@@ -48,13 +51,43 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function answer(gateway: Gateway, caller: Caller, document: GeneratedDocument): Promise<string> {
+type Written = GeneratedDocument & { model: string; expecting?: 'current' | 'stale' };
+
+/** The version a document expects of its row as it is now: the current one, or one before it (a row of no id: version 1). */
+async function expectedVersion(document: Written): Promise<number | undefined> {
+  if (!document.expecting) return undefined;
+  const input = document.variables.input as { rowId?: number; id?: string };
+  const rowId =
+    input.rowId ??
+    Number(
+      Buffer.from(input.id ?? '', 'base64')
+        .toString()
+        .split(':')[1],
+    );
+  const row = Number.isSafeInteger(rowId)
+    ? await delegateOf(database.database.prisma, document.model as OrganizationScopedModel)
+        .findFirstOrThrow({ where: { id: rowId } })
+        .catch(() => null)
+    : null;
+  const current = (row as { version?: number } | null)?.version ?? 1;
+  return document.expecting === 'current' ? current : current - 1;
+}
+
+async function answer(gateway: Gateway, caller: Caller, document: Written): Promise<string> {
+  const expected = await expectedVersion(document);
+  const variables =
+    expected === undefined
+      ? document.variables
+      : { input: { ...(document.variables.input as object), expectedVersion: expected } };
   const response = await gateway.request('/graphql', {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': caller.key },
-    body: JSON.stringify({ query: document.query, variables: document.variables }),
+    body: JSON.stringify({ query: document.query, variables }),
   });
-  const text = (await response.text()).replace(/"(\w*updatedAt)":"[^"]*"/gi, '"$1":"(when written)"');
+  // Each path writes the row in turn: the time and the version it answers are its own.
+  const text = (await response.text())
+    .replace(/"(\w*updatedAt)":"[^"]*"/gi, '"$1":"(when written)"')
+    .replace(/"(\w*[vV]ersion)":\d+/g, '"$1":"(as written)"');
   return `${response.status} ${text}`;
 }
 
@@ -68,12 +101,12 @@ describe('generated updates answer alike through the write plans and the executo
   });
 
   it('for every kind of caller', { timeout: 600_000 }, async () => {
-    let [plannedCount, written] = [0, 0];
+    let [plannedCount, written, conflicts] = [0, 0, 0];
     for (const [index, caller] of callers.entries()) {
       const principal = await resolvePrincipal(caller.key);
       await forEachRun(seed + index, documentsPerCaller, async (random) => {
         const document = new WriteDocuments(schema, random, pools).next();
-        const context = `WRITE_SEED=${seed}, caller ${index} ${caller.name}:\n${document.query}\n${JSON.stringify(document.variables)}`;
+        const context = `WRITE_SEED=${seed}, caller ${index} ${caller.name}:\n${document.query}\n${JSON.stringify(document.variables)} expecting ${document.expecting ?? 'no version'}`;
         const plan = writePlanFor(
           schema,
           parse(document.query),
@@ -91,6 +124,16 @@ describe('generated updates answer alike through the write plans and the executo
         expect(fromPlan, context).toBe(fromExecutor);
         const body = JSON.parse(fromPlan.slice(fromPlan.indexOf(' ') + 1));
         if (body.data) written++;
+        // The version expected decides as the rules say: the current one never conflicts, a stale one never writes.
+        const code = body.errors?.[0]?.extensions?.code;
+        if (document.expecting === 'current') expect(code, context).not.toBe('CONFLICT');
+        if (document.expecting === 'stale') {
+          expect(
+            Object.values(body.data ?? {}).every((value) => value === null),
+            context,
+          ).toBe(true);
+          if (code === 'CONFLICT') conflicts++;
+        }
         expect(foreignRows(schema, visibility, caller, body.data), context).toEqual([]);
         expect(fromPlan, context).not.toMatch(/^5|INTERNAL_SERVER_ERROR|Unexpected error/);
       });
@@ -98,5 +141,6 @@ describe('generated updates answer alike through the write plans and the executo
     // Most documents are planned, and enough of them write, for the comparison to weigh.
     expect(plannedCount).toBeGreaterThan(callers.length * documentsPerCaller * 0.4);
     expect(written).toBeGreaterThan(callers.length * documentsPerCaller * 0.15);
+    expect(conflicts).toBeGreaterThan(0);
   });
 });

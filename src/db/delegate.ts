@@ -30,6 +30,11 @@ export interface PlannedQuery<M extends ModelName> {
 /** Conditions that must all hold (a filter and the caller's tenancy). */
 type Conditions<M extends ModelName> = Where<M> | { AND: Where<M>[] };
 
+/** A row by id, and at a version on a model whose rows have one. */
+type Versioned<M extends ModelName> = { id: number } & (Row<M> extends { version: number }
+  ? { version?: number }
+  : object);
+
 /** The row a lookup or change is about, and the tenancy condition the caller must meet. */
 interface Targeted<M extends ModelName> {
   where: { id: number; AND?: Where<M>[] };
@@ -53,8 +58,9 @@ export interface Delegate<M extends ModelName> {
   ): Promise<Row<M>[]>;
   count(args: { where: Conditions<M> }): Promise<number>;
   create(args: { data: NewRow<M>; select: { id: true } }): Promise<{ id: number }>;
-  update(args: { where: { id: number }; data: Columns<M>; select: { id: true } }): Promise<{ id: number }>;
-  delete(args: { where: { id: number }; select: Select<M> }): Promise<{ id: number }>;
+  // `version` only on models that have one (a versioned write, src/schema/versions.ts).
+  update(args: { where: Versioned<M>; data: Columns<M>; select: { id: true } }): Promise<{ id: number }>;
+  delete(args: { where: Versioned<M>; select: Select<M> }): Promise<{ id: number }>;
 }
 
 /** A client or a transaction. */

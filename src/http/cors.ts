@@ -22,8 +22,10 @@ export const API_EXPOSED_HEADERS = [
 ];
 
 const graphqlRule: CorsRule = { methods: ['GET', 'POST'], headers: API_REQUEST_HEADERS, exposed: API_EXPOSED_HEADERS };
-/** A list's total, over all pages. */
-const restExposed = [...API_EXPOSED_HEADERS, 'X-Total-Count'];
+/** A list's total, over all pages; a row's version as its ETag. */
+const restExposed = [...API_EXPOSED_HEADERS, 'X-Total-Count', 'ETag'];
+/** The conditionals of a row's routes (src/rest/conditionals.ts). */
+const restRequestHeaders = [...API_REQUEST_HEADERS, 'If-Match', 'If-None-Match'];
 const documentRule: CorsRule = { methods: ['GET'], headers: ['X-Request-Id'], exposed: ['X-Request-Id'] };
 const filesRule: CorsRule = {
   methods: ['GET', 'HEAD'],
@@ -44,7 +46,7 @@ export function corsRules(paths: {
     if (path.startsWith(paths.files)) return filesRule;
     // A path that only lacks its trailing slash is redirected to it: a page follows the redirect as any client does.
     const methods = paths.restMethodsAt(path.endsWith('/') ? path : `${path}/`);
-    return methods.length ? { methods, headers: API_REQUEST_HEADERS, exposed: restExposed } : undefined;
+    return methods.length ? { methods, headers: restRequestHeaders, exposed: restExposed } : undefined;
   };
 }
 

@@ -4,6 +4,7 @@ import {
   GraphQLString,
   isInputObjectType,
   isNonNullType,
+  isObjectType,
   parse,
   typeFromAST,
   validate,
@@ -11,9 +12,11 @@ import {
   type FieldNode,
   type GraphQLField,
   type GraphQLInputType,
+  type GraphQLOutputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
+import { isVersionedRow, withVersions, type VersionedOperation } from './conditionals.js';
 import { filterParams, infoFields, orderingParam, type FilterFieldInfo } from './filters.js';
 import { snakeCase } from './names.js';
 import type { Param } from './param.js';
@@ -47,6 +50,15 @@ export interface CompiledRoute extends Route, CompiledOperation {
   bodyRequired: boolean;
   /** Info routes: the filterable fields, fixed for the schema. */
   infoFields?: FilterFieldInfo[];
+  /**
+   * When the answered row has a version: the operation that reads it (the answer read, else the
+   * route's own) with the versions its ETag is made of (conditionals.ts).
+   */
+  tagged?: VersionedOperation;
+  /** PUT and DELETE: the input takes an expectedVersion, which If-Match fills. */
+  conditional: boolean;
+  /** For a conditional route: the GET of the same row (its path), which reads the current tag when If-Match needs it. */
+  tagRead?: CompiledOperation & VersionedOperation;
 }
 
 const responseKey = (field: FieldNode) => (field.alias ?? field.name).value;
@@ -144,8 +156,9 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
       params.flatMap(({ target }) => (target && target[0] === route.body && target.length === 2 ? [target[1]] : [])),
     );
     // REST speaks row ids: a global `ID` input stays GraphQL's.
+    // The version travels as If-Match, never in the legacy body.
     const fields = Object.values(inputType.getFields()).filter(
-      (field) => !filled.has(field.name) && getNamedType(field.type).name !== 'ID',
+      (field) => !filled.has(field.name) && getNamedType(field.type).name !== 'ID' && field.name !== 'expectedVersion',
     );
     for (const field of fields) {
       const required = isNonNullType(field.type) && field.defaultValue === undefined;
@@ -162,6 +175,14 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
     }
   }
 
+  const compiledAnswer = answerDocument && compiledOperation(answerDocument, schema);
+  const payloadKey =
+    route.kind === 'payload' ? responseKey(compiled.root.selectionSet!.selections[0] as FieldNode) : undefined;
+  const answered = compiledAnswer ?? compiled;
+  const rowType =
+    payloadKey && !compiledAnswer
+      ? answered.rootField && rowFieldType(answered.rootField.type, payloadKey)
+      : answered.rootField?.type;
   return {
     ...route,
     ...compiled,
@@ -172,14 +193,44 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
         document: checkDocument,
         operationName: operationNameOf(checkDocument),
       },
-    compiledAnswer: answerDocument && compiledOperation(answerDocument, schema),
-    payloadKey:
-      route.kind === 'payload' ? responseKey(compiled.root.selectionSet!.selections[0] as FieldNode) : undefined,
+    compiledAnswer,
+    payloadKey,
     params,
     multipart,
     bodyRequired,
     infoFields: route.kind === 'info' && isInputObjectType(filterType) ? infoFields(filterType) : undefined,
+    tagged: isVersionedRow(rowType) ? withVersions(answered.document, schema) : undefined,
+    conditional:
+      (route.method === 'PUT' || route.method === 'DELETE') && !!inputOf(variableType)?.getFields().expectedVersion,
   };
+}
+
+/** The input object the operation takes as `input`, if any. */
+function inputOf(variableType: (name: string) => GraphQLInputType | undefined) {
+  const type = getNamedTypeOf(variableType('input'));
+  return isInputObjectType(type) ? type : undefined;
+}
+
+/** The type of a payload's field `key`. */
+function rowFieldType(type: GraphQLOutputType, key: string): GraphQLOutputType | undefined {
+  const named = getNamedType(type);
+  return isObjectType(named) ? named.getFields()[key]?.type : undefined;
+}
+
+/**
+ * Gives each conditional route the GET of its row, whose answer's tag If-Match is compared with: at
+ * the same path, or at the path of which the route is an action (`.../{id}/archive/`).
+ */
+export function linkTagReads(routes: CompiledRoute[]): CompiledRoute[] {
+  const reads = new Map(
+    routes.filter((route) => route.method === 'GET' && route.tagged).map((route) => [route.path, route]),
+  );
+  return routes.map((route) => {
+    const read = route.conditional
+      ? (reads.get(route.path) ?? reads.get(route.path.replace(/[^/]+\/$/, '')))
+      : undefined;
+    return read ? { ...route, tagRead: { ...read, ...read.tagged! } } : { ...route, conditional: false };
+  });
 }
 
 const operationNameOf = (document: DocumentNode) => (document.definitions[0] as OperationDefinitionNode).name!.value;

@@ -37,6 +37,12 @@ export const tokenRefused = (refused: Refusal): Answer => ({
   headers: { 'WWW-Authenticate': bearerChallenge(refused) },
 });
 export const notFound = (): Answer => ({ status: 404, body: { detail: 'Not found' } });
+/** If-Match named none of the row's current tags (RFC 9110 13.1.1): nothing changed; `current` is its tag now, when known. */
+export const preconditionFailed = (current?: string): Answer => ({
+  status: 412,
+  body: { detail: 'Precondition Failed: the row has changed since the version If-Match names; read it again' },
+  headers: current ? { ETag: current } : undefined,
+});
 export const unsupportedMediaType = (expected: string): Answer => ({
   status: 415,
   body: { detail: `Unsupported Media Type: send the body as ${expected}` },

@@ -5,7 +5,7 @@ import type { TokenVerifier } from '../auth/token-verifier.js';
 import type { Config } from '../config.js';
 import type { RateLimits } from '../http/rate-limit/index.js';
 import { limitByKind, uploadBodyBytes } from '../files/http.js';
-import { compileRoute, type CompiledRoute } from './compile.js';
+import { compileRoute, linkTagReads, type CompiledRoute } from './compile.js';
 import { docsPage } from './docs.js';
 import type { GraphQLPipeline } from './execute.js';
 import { openApiDocument } from './openapi.js';
@@ -15,7 +15,7 @@ import { routes } from './routes/index.js';
 
 /** A route table compiled against a schema: each operation parsed and validated once. */
 export function compileRoutes(schema: GraphQLSchema, table: Route[] = routes): CompiledRoute[] {
-  return table.map((route) => compileRoute(route, schema));
+  return linkTagReads(table.map((route) => compileRoute(route, schema)));
 }
 
 export const OPENAPI_PATH = '/api/openapi.json';

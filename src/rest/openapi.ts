@@ -133,6 +133,40 @@ function answerSchema(route: CompiledRoute, schemas: JsonSchemas): JsonSchema {
   }
 }
 
+const etag = {
+  ETag: {
+    description:
+      'The strong entity tag of the row answered: `"<version>"`, or `"<version>.<version>..."` when the answer embeds other rows (theirs, in order).',
+    schema: { type: 'string' },
+  },
+};
+
+/** The conditional request headers of a row's route (RFC 9110): If-None-Match on its GET, If-Match on its PUT and DELETE. */
+function conditionalHeaders(route: CompiledRoute) {
+  if (route.method === 'GET' && route.tagged)
+    return [
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        description: 'ETags the caller holds (weak comparison, or `*`): 304 without a body when one is current.',
+        schema: { type: 'string' },
+      },
+    ];
+  if (route.conditional)
+    return [
+      {
+        name: 'If-Match',
+        in: 'header',
+        required: false,
+        description:
+          'Change the row only if its current ETag is one of these (strong comparison: weak tags never match; `*`: any); else 412 and nothing changes. Without it, no check.',
+        schema: { type: 'string' },
+      },
+    ];
+  return [];
+}
+
 const retryAfter = {
   'Retry-After': { description: 'Seconds to wait before asking again.', schema: { type: 'integer' } },
 };
@@ -160,24 +194,24 @@ function responses(route: CompiledRoute, schemas: JsonSchemas) {
         },
       }
     : {};
-  const success =
-    route.kind === 'empty'
-      ? { description: 'Done', ...(keyed(route) ? { headers: replayed } : {}) }
-      : {
-          description: 'Successful Response',
-          content: json(answerSchema(route, schemas)),
-          ...(route.kind === 'list' || route.kind === 'filter'
-            ? {
-                headers: {
-                  'X-Total-Count': { description: 'Rows matching, over all pages.', schema: { type: 'integer' } },
-                },
-              }
-            : keyed(route)
-              ? { headers: replayed }
-              : {}),
-        };
+  const headers = {
+    ...(route.kind === 'list' || route.kind === 'filter'
+      ? { 'X-Total-Count': { description: 'Rows matching, over all pages.', schema: { type: 'integer' } } }
+      : {}),
+    ...(route.tagged ? etag : {}),
+    ...replayed,
+  };
+  const success = {
+    ...(route.kind === 'empty'
+      ? { description: 'Done' }
+      : { description: 'Successful Response', content: json(answerSchema(route, schemas)) }),
+    ...(Object.keys(headers).length ? { headers } : {}),
+  };
   return {
     [status]: success,
+    ...(route.method === 'GET' && route.tagged
+      ? { 304: { description: 'Not Modified: the ETag in If-None-Match is current; no body', headers: etag } }
+      : {}),
     401: {
       ...error('A bearer token refused: the reason code in detail, as in WWW-Authenticate'),
       headers: {
@@ -211,6 +245,14 @@ function responses(route: CompiledRoute, schemas: JsonSchemas) {
                 headers: retryAfter,
               }
             : error('Conflict: the change would break a rule (a row still in use, say)'),
+        }
+      : {}),
+    ...(route.conditional
+      ? {
+          412: {
+            ...error('Precondition Failed: the row changed since the ETag in If-Match; nothing was changed'),
+            headers: etag,
+          },
         }
       : {}),
     ...(route.body ? { 415: error(`Unsupported Media Type: a body that is not ${bodyType(route)}`) } : {}),
@@ -261,6 +303,7 @@ export function openApiDocument(routes: CompiledRoute[]): Record<string, unknown
     const parameters = [
       ...route.params.filter((param) => param.in !== 'body').map((param) => parameter(param, schemas)),
       ...(keyed(route) ? [idempotencyKey] : []),
+      ...conditionalHeaders(route),
     ];
     (paths[route.path] ??= {})[route.method.toLowerCase()] = {
       tags: [route.group],

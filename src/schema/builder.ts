@@ -85,3 +85,6 @@ builder.scalarType('DateTime', {
     return date;
   },
 });
+
+/** The field builder of an input type's `fields`. */
+export type InputFields = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];

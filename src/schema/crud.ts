@@ -5,7 +5,7 @@ import { delegateOf, type Columns, type NewRow } from '../db/delegate.js';
 import { boardSelect, isOnBoard } from '../live/board-of.js';
 import { prisma } from '../db/index.js';
 import { getDatamodel } from '../generated/pothos-types.js';
-import { builder, type BuilderTypes } from './builder.js';
+import { builder, type BuilderTypes, type InputFields } from './builder.js';
 import { authorize, findForChange, recordChange, type Transaction } from './changes.js';
 import type { Context } from './context.js';
 import { badUserInput, isNotFound, nullIfNotFound } from './errors.js';
@@ -15,6 +15,7 @@ import { encodeGlobalId } from './relay-id.js';
 import { orderedList, type OrderedList } from './positions.js';
 import { writePlan } from '../write-plans/extension.js';
 import { updateRow, writtenRow, type Reference, type WrittenRow } from './row-update.js';
+import { atExpectedVersion, expectedVersionField } from './versions.js';
 
 /** One input field of a create or update mutation, and how it is checked. */
 export interface FieldSpec {
@@ -66,8 +67,6 @@ export interface CrudSpec<
   /** @default ['create', 'update', 'delete'] */
   operations?: ('create' | 'update' | 'delete')[];
 }
-
-export type InputFields = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
 
 /** The `{ id, rowId }` pair by which a mutation names its target row. */
 export function rowTargetFields(t: InputFields, label: string) {
@@ -180,8 +179,13 @@ async function checkReferences<M extends OrganizationScopedModel>(
   }
 }
 
-/** An update's input: its target and the columns it changes. */
-type UpdateInput = { id?: string | null; rowId?: number | null; [field: string]: unknown };
+/** An update's input: its target, the version it expects, and the columns it changes. */
+type UpdateInput = {
+  id?: string | null;
+  rowId?: number | null;
+  expectedVersion?: number | null;
+  [field: string]: unknown;
+};
 
 /** The row a mutation targets: its global `id` or its `rowId`, exactly one of them (at `path`, e.g. `input.instances[2]`). */
 export function targetRowId(
@@ -274,6 +278,7 @@ export function defineCrudMutations<M extends OrganizationScopedModel, P extends
     const Input = builder.inputType(`Update${typeName}Input`, {
       fields: (t) => ({
         ...target(t),
+        expectedVersion: expectedVersionField(t),
         ...Object.fromEntries(
           fields.filter(([name]) => name !== spec.parent).map(([name, field]) => [name, inputField(t, field, false)]),
         ),
@@ -299,6 +304,7 @@ export function defineCrudMutations<M extends OrganizationScopedModel, P extends
         label,
         entityType: typeName,
         references,
+        expectedVersion: input.expectedVersion,
       });
       return { rowId, row };
     };
@@ -314,7 +320,9 @@ export function defineCrudMutations<M extends OrganizationScopedModel, P extends
           await checkReferences(ctx, tx, spec, data, row.organizationId);
           await spec.check?.(tx, data, rowId);
           await spec.onUpdate?.(tx, data, rowId);
-          return delegateOf(tx, model).update({ where: { id: rowId }, data, select: { id: true } });
+          return atExpectedVersion(tx, model, rowId, input.expectedVersion, label, (where) =>
+            delegateOf(tx, model).update({ where, data, select: { id: true } }),
+          );
         },
       );
       return { rowId };
@@ -338,7 +346,9 @@ export function defineCrudMutations<M extends OrganizationScopedModel, P extends
   }
 
   if (operations.includes('delete')) {
-    const Input = builder.inputType(`Delete${typeName}Input`, { fields: (t) => target(t) });
+    const Input = builder.inputType(`Delete${typeName}Input`, {
+      fields: (t) => ({ ...target(t), expectedVersion: expectedVersionField(t) }),
+    });
     const Payload = deletedPayload(`Delete${typeName}Payload`, typeName);
     builder.mutationField(`delete${typeName}`, (t) =>
       t.field({
@@ -354,10 +364,12 @@ export function defineCrudMutations<M extends OrganizationScopedModel, P extends
             async (tx) => {
               await spec.beforeDelete?.(tx, rowId);
               // The board is read before the row goes, so subscribers of that board hear of it.
-              return delegateOf(tx, model).delete({
-                where: { id: rowId },
-                select: { id: true, ...(isOnBoard(model) ? boardSelect(model) : {}) },
-              });
+              return atExpectedVersion(tx, model, rowId, args.input.expectedVersion, label, (where) =>
+                delegateOf(tx, model).delete({
+                  where,
+                  select: { id: true, ...(isOnBoard(model) ? boardSelect(model) : {}) },
+                }),
+              );
             },
           );
           return { rowId };

@@ -8,12 +8,14 @@ import { nextPosition } from './positions.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf } from './context.js';
 import { visibleRelation } from './relations.js';
+import { versionOptions } from './versions.js';
 
 builder.prismaNode('DataStream', {
   ...rowIdNode('DataStream'),
   description: 'A named flow of data across a board, told as slides and walked through connections.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     name: t.exposeString('name'),
     description: t.exposeString('description'),
     icon: t.exposeString('icon'),
@@ -34,6 +36,7 @@ builder.prismaNode('DataStreamConnection', {
   description: 'A step of a data stream: the object connection it follows, in order.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     dataStreamId: t.exposeInt('dataStreamId'),
     objectConnectionId: t.exposeInt('objectConnectionId'),
     direction: t.expose('direction', { type: DataStreamConnectionDirection }),
@@ -51,6 +54,7 @@ builder.prismaNode('Slide', {
   description: 'A slide of a data stream: what to show, and where the camera looks.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     dataStreamId: t.exposeInt('dataStreamId'),
     authorId: t.exposeInt('authorId'),
     order: t.exposeInt('order'),

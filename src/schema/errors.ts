@@ -66,6 +66,23 @@ export function conflict(message: string): GraphQLError {
   return expected('CONFLICT', message);
 }
 
+/**
+ * The row is not at the version the caller expected (`expectedVersion`, or a REST `If-Match`): nothing
+ * was changed. Carries the row's current version and the row itself (its columns by field name, `id`
+ * the row id), so the caller can merge and send again without a read.
+ */
+export function versionConflict(
+  what: string,
+  current: { version: number },
+  field = 'input.expectedVersion',
+): GraphQLError {
+  return expected('CONFLICT', `${what} was changed meanwhile: it is at version ${current.version}`, {
+    field,
+    currentVersion: current.version,
+    current,
+  });
+}
+
 /** A deadlock or serialization failure PostgreSQL resolved by aborting this change (src/db/unavailable.ts). */
 export function collided(located?: GraphQLError): GraphQLError {
   return expected(

@@ -16,12 +16,14 @@ import { defineRootFields } from './root-fields.js';
 import { cleanName } from './users.js';
 import { visibleRelation } from './relations.js';
 import { plannedRow } from './loaders.js';
+import { versionOptions } from './versions.js';
 
 const UserInvite = builder.prismaNode('UserInvite', {
   ...rowIdNode('UserInvite'),
   description: 'An invitation to join an organization; its token is shown only by the mutation that issues it.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     email: t.exposeString('email'),
     organizationId: t.exposeInt('organizationId'),
     role: t.expose('role', { type: Role }),

@@ -11,6 +11,7 @@ import { rowIdNode } from './global-id.js';
 import { defineRootFields } from './root-fields.js';
 import { visibleRelation } from './relations.js';
 import { plannedRow } from './loaders.js';
+import { atExpectedVersion, expectedVersionField, versionOptions } from './versions.js';
 
 export const Membership = builder.prismaNode('UserOrganization', {
   name: 'Membership',
@@ -18,6 +19,7 @@ export const Membership = builder.prismaNode('UserOrganization', {
   description: 'A user belonging to an organization with a role there.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     userId: t.exposeInt('userId'),
     organizationId: t.exposeInt('organizationId'),
     role: t.expose('role', { type: Role }),
@@ -70,7 +72,11 @@ async function keepAnOwner(tx: Transaction, organizationId: number, membershipId
 /** The `{id | rowId}` fields naming the row a mutation is about (read with targetRowId). */
 
 const UpdateMemberRoleInput = builder.inputType('UpdateMemberRoleInput', {
-  fields: (t) => ({ ...rowTargetFields(t, 'membership'), role: t.field({ type: Role, required: true }) }),
+  fields: (t) => ({
+    ...rowTargetFields(t, 'membership'),
+    expectedVersion: expectedVersionField(t),
+    role: t.field({ type: Role, required: true }),
+  }),
 });
 
 const UpdateMemberRolePayload = builder.objectRef<{ rowId: number }>('UpdateMemberRolePayload').implement({
@@ -82,7 +88,9 @@ const UpdateMemberRolePayload = builder.objectRef<{ rowId: number }>('UpdateMemb
   }),
 });
 
-const RemoveMemberInput = builder.inputType('RemoveMemberInput', { fields: (t) => rowTargetFields(t, 'membership') });
+const RemoveMemberInput = builder.inputType('RemoveMemberInput', {
+  fields: (t) => ({ ...rowTargetFields(t, 'membership'), expectedVersion: expectedVersionField(t) }),
+});
 
 /** The membership a change is about, with its user and role, as the caller may see it. */
 async function targetMembership(ctx: Context, input: { id?: string | null; rowId?: number | null }) {
@@ -110,11 +118,9 @@ builder.mutationFields((t) => ({
       const change = { method: 'UPDATE', entityType: 'Membership', organizationId: membership.organizationId } as const;
       await recordChange(ctx, change, async (tx) => {
         if (input.role !== 'OWNER') await keepAnOwner(tx, membership.organizationId, membership.id);
-        return tx.userOrganization.update({
-          where: { id: membership.id },
-          data: { role: input.role },
-          select: { id: true },
-        });
+        return atExpectedVersion(tx, 'UserOrganization', membership.id, input.expectedVersion, 'Membership', (where) =>
+          tx.userOrganization.update({ where, data: { role: input.role }, select: { id: true } }),
+        );
       });
       forgetUser(membership.userId);
       return { rowId: membership.id };
@@ -139,7 +145,9 @@ builder.mutationFields((t) => ({
       const change = { method: 'DELETE', entityType: 'Membership', organizationId: membership.organizationId } as const;
       await recordChange(ctx, change, async (tx) => {
         await keepAnOwner(tx, membership.organizationId, membership.id);
-        await tx.userOrganization.delete({ where: { id: membership.id } });
+        await atExpectedVersion(tx, 'UserOrganization', membership.id, input.expectedVersion, 'Membership', (where) =>
+          tx.userOrganization.delete({ where }),
+        );
         await reassignActiveOrganization(tx, membership.organizationId, membership.userId);
         return { id: membership.id };
       });

@@ -7,6 +7,7 @@ import { rowIdNode } from './global-id.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf } from './context.js';
 import { visibleRelation } from './relations.js';
+import { versionOptions } from './versions.js';
 
 builder.prismaNode('ObjectRepositoryEntry', {
   ...rowIdNode('ObjectRepositoryEntry'),
@@ -14,6 +15,7 @@ builder.prismaNode('ObjectRepositoryEntry', {
     'An object published to its organization\'s repository for reuse on other boards. The legacy "new" list is `objectRepositoryEntries(orderBy: [{ field: createdAt, direction: DESC }])`.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     organizationId: t.exposeInt('organizationId'),
     objectId: t.exposeInt('objectId'),
     authorId: t.exposeInt('authorId'),

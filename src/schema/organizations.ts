@@ -13,6 +13,7 @@ import { pageById, pageInTenancy } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf } from './context.js';
 import { plannedRow } from './loaders.js';
+import { atExpectedVersion, expectedVersionField, versionOptions } from './versions.js';
 
 builder.prismaNode('Rate', {
   ...rowIdNode('Rate'),
@@ -32,6 +33,7 @@ const Organization = builder.prismaNode('Organization', {
   ...rowIdNode('Organization'),
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     name: t.exposeString('name'),
     rateId: t.exposeInt('rateId', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
@@ -146,6 +148,7 @@ const CreateOrganizationPayload = builder.objectRef<{ rowId: number }>('CreateOr
 const DeleteOrganizationInput = builder.inputType('DeleteOrganizationInput', {
   fields: (t) => ({
     ...rowTargetFields(t, 'organization'),
+    expectedVersion: expectedVersionField(t),
     confirmName: t.string({
       required: true,
       description: "The organization's name, exactly, to confirm that everything in it goes.",
@@ -201,7 +204,9 @@ builder.mutationFields((t) => ({
         await tx.whiteboard.deleteMany({ where: { organizationId: id } });
         await tx.classConf.deleteMany({ where: { library: { organizationId: id } } });
         await tx.userActionLog.deleteMany({ where: { organizationId: id } });
-        return tx.organization.delete({ where: { id }, select: { id: true } });
+        return atExpectedVersion(tx, 'Organization', id, input.expectedVersion, 'Organization', (where) =>
+          tx.organization.delete({ where, select: { id: true } }),
+        );
       });
       for (const member of members) forgetUser(member.userId);
       return { rowId: id };

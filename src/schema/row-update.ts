@@ -8,7 +8,7 @@ import { parameter, sql, type SQL } from '../read-plans/sql.js';
 import { type Join, modelCatalog } from './model-catalog.js';
 import { authorize, nextStep, stepFenced } from './changes.js';
 import { principalOf, type Context } from './context.js';
-import { notFound } from './errors.js';
+import { notFound, versionConflict } from './errors.js';
 import { plannedRow } from './loaders.js';
 import {
   answerColumns,
@@ -17,6 +17,7 @@ import {
   columnNameOf,
   columnOf,
   tableOf,
+  versionCheck,
   within,
   written,
   type Caller,
@@ -38,6 +39,8 @@ export interface RowUpdate<M extends OrganizationScopedModel> {
   event?: EventKind;
   /** Columns of `data` that name another row, which must be in the changed row's organization. */
   references?: Reference[];
+  /** The version the row must be at (none: any). */
+  expectedVersion?: number | null;
 }
 
 /** A column naming a row of `model`, and the refusal when that row is not in the changed row's organization. */
@@ -118,13 +121,15 @@ function updateStatement<M extends OrganizationScopedModel>(
     ...checks.map(([name]) => sql` AND target.${sql.identifier(name)}`),
     ...(step ? [sql` AND ${stepFence(step)}`] : []),
   ];
+  const version = versionCheck(update.expectedVersion, sql`t`, sql`w`);
+  const stale: [string, SQL][] = version ? [['stale', version.stale]] : [];
   return sql`WITH target AS (
-  SELECT ${answerColumns([['id', id(sql`t`)], ['organization_id', organization], ['whiteboard_id', board], ...checks])}
+  SELECT ${answerColumns([['id', id(sql`t`)], ['organization_id', organization], ['whiteboard_id', board], ...checks, ...stale])}
   FROM ${tableOf(model)} t ${sql.join(joins, ' ')}
-  WHERE ${id(sql`t`)} = ${parameter(update.rowId, 'int')} AND ${within(caller.visible, organization)}
+  WHERE ${id(sql`t`)} = ${parameter(update.rowId, 'int')} AND ${within(caller.visible, organization)}${version?.lock ?? sql``}
 ), written AS (
   UPDATE ${tableOf(model)} AS w SET ${sql.join(assignments, ', ')}
-  FROM target WHERE ${id(sql`w`)} = target.id AND ${within(caller.allowed, sql`target.organization_id`)}${sql.join(holds, '')}
+  FROM target WHERE ${id(sql`w`)} = target.id AND ${within(caller.allowed, sql`target.organization_id`)}${sql.join(holds, '')}${version?.holds ?? sql``}
   RETURNING target.*, row_to_json(w)::text AS row
 ), logged AS (
   ${logged} RETURNING 1
@@ -133,7 +138,7 @@ SELECT ${answerColumns([
     ['organizationId', sql`target.organization_id`],
     ['logged', sql`(SELECT count(*) FROM logged)::int`],
     ['row', sql`(SELECT row FROM written)`],
-    ...checks.map(([name]): [string, SQL] => [name, sql`target.${sql.identifier(name)}`]),
+    ...[...checks, ...stale].map(([name]): [string, SQL] => [name, sql`target.${sql.identifier(name)}`]),
     ...(step ? [['held', stepFence(step)] as [string, SQL]] : []),
   ])} FROM target`;
 }
@@ -158,7 +163,8 @@ export function rowOf<M extends OrganizationScopedModel>(model: M, columns: Reco
  * (from the caller's principal, as findForChange and authorize read it), the update, its entry in the
  * change log (read by the instances once it commits); answers the written row. A refusal changes
  * nothing and answers as those checks do, in their order: NOT_FOUND for a row the caller may not
- * see, FORBIDDEN for one it may not change, the reference's own refusal for a row of another organization.
+ * see, FORBIDDEN for one it may not change, the reference's own refusal for a row of another
+ * organization, CONFLICT with the current row for a row not at the expected version.
  * In a keyed request, a step an earlier attempt committed is not made again: the row is read as it is.
  */
 export async function updateRow<M extends OrganizationScopedModel>(
@@ -175,6 +181,7 @@ export async function updateRow<M extends OrganizationScopedModel>(
     'logged',
     'row',
     ...checks,
+    ...(update.expectedVersion == null ? [] : ['stale']),
     ...(keyed ? ['held'] : []),
   ]);
   if (!answer) throw notFound(update.label);
@@ -183,6 +190,11 @@ export async function updateRow<M extends OrganizationScopedModel>(
   authorize(ctx, update.action, answer.organizationId as number);
   const refused = update.references?.find((_, i) => answer[`ok${i}`] !== true);
   if (refused) throw refused.refused();
+  if (typeof answer.stale === 'string') {
+    const current = rowOf(update.model, JSON.parse(answer.stale));
+    // The statement read a versioned model's row.
+    throw versionConflict(update.label, current as typeof current & { version: number });
+  }
   // Allowed yet not written: the row went between the check and the update.
   throw notFound(update.label);
 }

@@ -12,11 +12,13 @@ import { visibleRelation } from './relations.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf, type Context } from './context.js';
 import { plannedRow } from './loaders.js';
+import { versionOptions } from './versions.js';
 
 builder.prismaNode('User', {
   ...rowIdNode('User'),
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     email: t.exposeString('email'),
     firstName: t.exposeString('firstName'),
     lastName: t.exposeString('lastName'),

@@ -4,16 +4,17 @@ import { eventTypeProblem } from '../webhooks/events.js';
 import { urlProblem } from '../webhooks/address.js';
 import type { Webhooks } from '../webhooks/index.js';
 import { newSigningSecret } from '../webhooks/signature.js';
-import { builder, type BuilderTypes } from './builder.js';
+import { builder, type BuilderTypes, type InputFields } from './builder.js';
 import { authorize, findForChange, recordChange } from './changes.js';
 import { principalOf, type Context } from './context.js';
-import { deletedPayload, rowTargetFields, targetRowId, type InputFields } from './crud.js';
+import { deletedPayload, rowTargetFields, targetRowId } from './crud.js';
 import { WebhookDeliveryState, WebhookDisabledReason } from './enums.js';
 import { badUserInput, forbidden } from './errors.js';
 import { rowIdNode } from './global-id.js';
 import { plannedRow } from './loaders.js';
 import { maxPageSize } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
+import { atExpectedVersion, expectedVersionField, versionOptions } from './versions.js';
 
 // Webhook endpoints of an organization, managed by those who may manageWebhooks (src/auth/roles.ts),
 // who alone see them: a URL may carry its receiver's credential. The signing secret is shown once,
@@ -34,6 +35,7 @@ const WebhookEndpoint = builder.prismaNode('WebhookEndpoint', {
     "Where an organization's changes are sent, signed (Standard Webhooks). Seen only by those who manage the organization's webhooks; the signing secret never again after its creation or rotation.",
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     organizationId: t.exposeInt('organizationId'),
     url: t.exposeString('url'),
     description: t.exposeString('description'),
@@ -248,12 +250,20 @@ const CreateWebhookEndpointInput = builder.inputType('CreateWebhookEndpointInput
 });
 
 const UpdateWebhookEndpointInput = builder.inputType('UpdateWebhookEndpointInput', {
-  fields: (t) => ({ ...rowTargetFields(t, 'webhook endpoint'), ...settingsFields(t, false) }),
+  fields: (t) => ({
+    ...rowTargetFields(t, 'webhook endpoint'),
+    expectedVersion: expectedVersionField(t),
+    ...settingsFields(t, false),
+  }),
 });
 
 /** The input of a mutation of one endpoint that takes nothing else, named after the mutation. */
 const targetInput = (name: string) =>
   builder.inputType(name, { fields: (t) => rowTargetFields(t, 'webhook endpoint') });
+
+const DeleteWebhookEndpointInput = builder.inputType('DeleteWebhookEndpointInput', {
+  fields: (t) => ({ ...rowTargetFields(t, 'webhook endpoint'), expectedVersion: expectedVersionField(t) }),
+});
 
 const RotateWebhookEndpointSecretInput = builder.inputType('RotateWebhookEndpointSecretInput', {
   fields: (t) => ({
@@ -376,16 +386,18 @@ builder.mutationFields((t) => ({
       const endpoint = await managedEndpoint(ctx, targetRowId(input, 'WebhookEndpoint'));
       const settings = await checkedSettings(input, endpoint.organizationId, ctx.webhooks?.allowPrivate ?? false);
       await recordChange(ctx, change('UPDATE', endpoint.organizationId), (tx) =>
-        tx.webhookEndpoint.update({
-          where: { id: endpoint.id },
-          data: {
-            url: settings.url,
-            eventTypes: settings.eventTypes ?? undefined,
-            whiteboardIds: settings.whiteboardIds,
-            description: settings.description,
-          },
-          select: { id: true },
-        }),
+        atExpectedVersion(tx, 'WebhookEndpoint', endpoint.id, input.expectedVersion, 'Webhook endpoint', (where) =>
+          tx.webhookEndpoint.update({
+            where,
+            data: {
+              url: settings.url,
+              eventTypes: settings.eventTypes ?? undefined,
+              whiteboardIds: settings.whiteboardIds,
+              description: settings.description,
+            },
+            select: { id: true },
+          }),
+        ),
       );
       return { rowId: endpoint.id };
     },
@@ -406,11 +418,13 @@ builder.mutationFields((t) => ({
   deleteWebhookEndpoint: t.field({
     type: deletedPayload('DeleteWebhookEndpointPayload', 'WebhookEndpoint'),
     description: 'Deletes an endpoint with its deliveries.',
-    args: { input: t.arg({ type: targetInput('DeleteWebhookEndpointInput'), required: true }) },
+    args: { input: t.arg({ type: DeleteWebhookEndpointInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const endpoint = await managedEndpoint(ctx, targetRowId(input, 'WebhookEndpoint'));
       await recordChange(ctx, change('DELETE', endpoint.organizationId), (tx) =>
-        tx.webhookEndpoint.delete({ where: { id: endpoint.id }, select: { id: true } }),
+        atExpectedVersion(tx, 'WebhookEndpoint', endpoint.id, input.expectedVersion, 'Webhook endpoint', (where) =>
+          tx.webhookEndpoint.delete({ where, select: { id: true } }),
+        ),
       );
       return { rowId: endpoint.id };
     },

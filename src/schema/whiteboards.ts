@@ -10,12 +10,14 @@ import { updateRow, writtenRow, type WrittenRow } from './row-update.js';
 import { connectionOptions, pageById, withVisibleCursor } from './pagination.js';
 import { visibleRelation } from './relations.js';
 import { defineRootFields } from './root-fields.js';
+import { expectedVersionField, versionOptions } from './versions.js';
 
 builder.prismaNode('Whiteboard', {
   ...rowIdNode('Whiteboard'),
   description: 'A board of an organization: objects and their connections, data streams told as slides.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     name: t.exposeString('name'),
     description: t.exposeString('description'),
     authorId: t.exposeInt('authorId'),
@@ -88,11 +90,12 @@ const ArchiveInput = builder.inputType('WhiteboardArchiveInput', {
   fields: (t) => ({
     id: t.id({ description: 'Global id of the board; or give rowId.' }),
     rowId: t.int({ description: 'Row id of the board; or give id.' }),
+    expectedVersion: expectedVersionField(t),
   }),
 });
 
 /** The board an archive or unarchive names: its global id or its row id (targetRowId checks there is one). */
-type Target = { id?: string | null; rowId?: number | null };
+type Target = { id?: string | null; rowId?: number | null; expectedVersion?: number | null };
 
 // Archiving and unarchiving differ only in the flag they set.
 for (const [name, inTheArchive] of [
@@ -109,6 +112,7 @@ for (const [name, inTheArchive] of [
       label: 'Whiteboard',
       entityType: 'Whiteboard',
       event: inTheArchive ? 'ARCHIVED' : 'UNARCHIVED',
+      expectedVersion: input.expectedVersion,
     });
     return { rowId, row };
   };

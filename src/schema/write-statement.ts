@@ -82,3 +82,19 @@ export const answerColumns = (columns: [name: string, value: SQL][]): SQL =>
 // A written value in a parameter: a Date as its ISO text (stored as UTC, as Prisma does).
 export const written = (value: unknown): SQL =>
   sql.value((value instanceof Date ? value.toISOString() : value) as Parameters<typeof sql.value>[0]);
+
+/**
+ * The version check of a write of the row `read` reads and `write` writes, given an expected version
+ * (none: no check). `lock` makes the read wait for a concurrent write of the row and read it as that
+ * write left it; `stale` is then the row now, as JSON, where its version is another (the refusal
+ * answers it from the same statement); `holds` is the write's own condition.
+ */
+export function versionCheck(expected: number | null | undefined, read: SQL, write: SQL) {
+  if (expected == null) return undefined;
+  const value = parameter(expected, 'int');
+  return {
+    lock: sql` FOR UPDATE OF ${read}`,
+    stale: sql`CASE WHEN ${read}.version <> ${value} THEN row_to_json(${read})::text END`,
+    holds: sql` AND ${write}.version = ${value}`,
+  };
+}

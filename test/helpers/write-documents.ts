@@ -68,7 +68,9 @@ export class WriteDocuments extends Draws {
     else if (target < 0.85) input.rowId = 99_999;
     else if (target < 0.9) input.id = this.pick([globalId('Organization', 1), 'xx', globalId(plan.model, 'abc')]);
     else if (target < 0.95) Object.assign(input, { rowId: this.pick(rowIds), id: globalId(plan.model, 1) });
-    const columns = Object.values(type.getFields()).filter((field) => !['id', 'rowId'].includes(field.name));
+    const columns = Object.values(type.getFields()).filter(
+      (field) => !['id', 'rowId', 'expectedVersion'].includes(field.name),
+    );
     for (const field of columns)
       if (this.chance(2 / columns.length)) input[field.name] = this.value(field.name, field.type);
     return input;
@@ -89,8 +91,12 @@ export class WriteDocuments extends Draws {
     return { text: this.chance(0.2) ? `... on ${type.name} { ${chosen.join(' ')} }` : chosen.join(' '), relation };
   }
 
-  /** A document, and whether it asks a field of the row that only the executor answers. */
-  next(): GeneratedDocument & { relation: boolean } {
+  /**
+   * A document, and whether it asks a field of the row that only the executor answers; and, on a
+   * document of variables, the version it expects of its row (`expecting`): the row's current one
+   * or a stale one, which its sender fills in as `input.expectedVersion` when it sends it.
+   */
+  next(): GeneratedDocument & { relation: boolean; model: string; expecting?: 'current' | 'stale' } {
     const mutations = plannedMutations(this.schema);
     const [name, plan] = this.pick(mutations);
     const field = this.schema.getMutationType()!.getFields()[name];
@@ -105,12 +111,15 @@ export class WriteDocuments extends Draws {
       // A literal: the values as the document spells them, coerced by graphql-js from the text.
       const literal = astFromValue(input, inputType);
       const query = `mutation { ${name}(input: ${literal ? print(literal) : '{}'}) { ${payload.join(' ')} } }`;
-      return { query, variables: {}, relation: selection.relation };
+      return { query, variables: {}, relation: selection.relation, model: plan.model };
     }
+    const versioned = 'expectedVersion' in inputType.getFields() && this.chance(0.5);
     return {
       query: `mutation Write($input: ${inputType.name}!) { ${name}(input: $input) { ${payload.join(' ')} } }`,
       variables: { input },
       relation: selection.relation,
+      model: plan.model,
+      expecting: versioned ? this.pick(['current', 'stale'] as const) : undefined,
     };
   }
 }

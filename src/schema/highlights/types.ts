@@ -4,12 +4,14 @@ import { HighlightOperand, HighlightOperandFilter } from '../enums.js';
 import { pageInTenancy } from '../pagination.js';
 import { defineRootFields } from '../root-fields.js';
 import { visibleRelation } from '../relations.js';
+import { versionOptions } from '../versions.js';
 
 builder.prismaNode('WhiteboardHighlightGroup', {
   ...rowIdNode('WhiteboardHighlightGroup'),
   description: 'Highlights of a board switched on and off together.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     whiteboardId: t.exposeInt('whiteboardId'),
     name: t.exposeString('name'),
     isActive: t.exposeBoolean('isActive'),
@@ -25,6 +27,7 @@ builder.prismaNode('WhiteboardHighlight', {
   description: "A rule marking the board's objects of a class whose attribute compares to a value by the operand.",
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     whiteboardId: t.exposeInt('whiteboardId'),
     groupId: t.exposeInt('groupId', { nullable: true }),
     name: t.exposeString('name'),

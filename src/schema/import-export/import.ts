@@ -1,5 +1,5 @@
 import type { ClassConfAttributeType } from '../../generated/prisma/enums.js';
-import { builder } from '../builder.js';
+import { builder, type InputFields } from '../builder.js';
 import { authorize, findForChange, recordChange, type Transaction } from '../changes.js';
 import { principalOf, type Context } from '../context.js';
 import { badUserInput, forbidden } from '../errors.js';
@@ -204,8 +204,6 @@ const ImportPayload = builder
       importedObjects: t.exposeInt('objects', { description: 'How many objects the document brought.' }),
     }),
   });
-
-type InputFields = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
 
 // Legacy clients upload the document as a file; GraphQL clients send it inline.
 const documentFields = (t: InputFields) => ({

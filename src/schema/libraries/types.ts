@@ -11,12 +11,14 @@ import {
 import { pageById, pageByOrder, pageInTenancy } from '../pagination.js';
 import { defineRootFields } from '../root-fields.js';
 import { visibleRelation } from '../relations.js';
+import { versionOptions } from '../versions.js';
 
 builder.prismaNode('Library', {
   ...rowIdNode('Library'),
   description: "An organization's library of object classes and their textures.",
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     organizationId: t.exposeInt('organizationId'),
     authorId: t.exposeInt('authorId'),
     name: t.exposeString('name'),
@@ -36,6 +38,7 @@ builder.prismaNode('ClassConf', {
   description: 'A class of objects in a library: its kind, how it is drawn, and the attributes its objects carry.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     libraryId: t.exposeInt('libraryId'),
     name: t.exposeString('name'),
     description: t.exposeString('description'),
@@ -57,6 +60,7 @@ builder.prismaNode('ClassConfAttribute', {
   description: 'An attribute every object of a class carries, of one type.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     classConfId: t.exposeInt('classConfId'),
     name: t.exposeString('name'),
     code: t.exposeString('code'),
@@ -77,6 +81,7 @@ builder.prismaNode('ClassTexture', {
   description: 'How objects of a class are drawn: layout of icon, name and class name, light and dark theme.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     libraryId: t.exposeInt('libraryId'),
     name: t.exposeString('name'),
     lightThemeImageId: t.exposeInt('lightThemeImageId', { nullable: true }),

@@ -6,7 +6,8 @@ import { builder } from '../builder.js';
 import { authorize, nextStep, stepFenced } from '../changes.js';
 import { principalOf, type Context } from '../context.js';
 import { cleanValues, fieldsOf, inputField, rowTargetFields, targetRowId } from '../crud.js';
-import { badUserInput, notFound } from '../errors.js';
+import { badUserInput, notFound, versionConflict } from '../errors.js';
+import { expectedVersionField } from '../versions.js';
 import { rowOf } from '../row-update.js';
 import {
   answerColumns,
@@ -33,7 +34,9 @@ const sqlTypes: Record<string, string> = { Float: 'float8', Int: 'int' };
  * on it and locked in id order before any is written (so that one deleted meanwhile stops the whole
  * move, and two moves never deadlock); the updates, only when every instance was found; an entry per
  * instance in the change log, the first of which tells the move and names them all. Answers the
- * board's organization, the first item not on the board (`missing`, from 1), the written rows (JSON).
+ * board's organization, the first item not on the board (`missing`, from 1), the first whose instance
+ * is not at its expected version (`stale`, with that instance as JSON, read locked: as it is now), the
+ * written rows (JSON). Versions are read only when a move expects one.
  */
 function moveStatement(whiteboardId: number, moves: Move[], caller: Caller, step?: RequestStep): SQL {
   const instance = tableOf(model);
@@ -56,6 +59,16 @@ function moveStatement(whiteboardId: number, moves: Move[], caller: Caller, step
     moves.map((move) => move.rowId),
     'int[]',
   );
+  const versioned = moves.some((move) => move.expected != null);
+  if (versioned) {
+    arrays.push(
+      parameter(
+        moves.map((move) => move.expected),
+        'int[]',
+      ),
+    );
+    changed.push(sql.identifier('expected'));
+  }
   const logged = entriesInsert(
     {
       method: sql`'UPDATE'::action_method`,
@@ -78,15 +91,21 @@ function moveStatement(whiteboardId: number, moves: Move[], caller: Caller, step
 ), moves AS (
   SELECT * FROM unnest(${ids}, ${sql.join(arrays, ', ')}) WITH ORDINALITY AS m(id, ${sql.join(changed, ', ')}, n)
 ), found AS MATERIALIZED (
-  SELECT i.id FROM ${instance} i
+  SELECT i.id${versioned ? sql`, i.version, row_to_json(i)::text AS row` : sql``} FROM ${instance} i
   JOIN ${tableOf('WhiteboardObject')} o ON o.id = ${columnOf(model, 'objectId', sql`i`)}
   JOIN board ON board.allowed AND ${columnOf('WhiteboardObject', 'whiteboardId', sql`o`)} = board.id
   WHERE i.id = ANY(${ids}) ORDER BY i.id FOR UPDATE OF i
 ), missing AS (
   SELECT min(n)::int AS n FROM moves WHERE id NOT IN (SELECT id FROM found)
-), written AS (
+)${
+    versioned
+      ? sql`, stale AS (
+  SELECT m.n, f.row FROM moves m JOIN found f ON f.id = m.id WHERE f.version <> m.expected ORDER BY m.n LIMIT 1
+)`
+      : sql``
+  }, written AS (
   UPDATE ${instance} AS w SET ${sql.join(assignments, ', ')}
-  FROM moves m, board WHERE w.id = m.id AND (SELECT n FROM missing) IS NULL${step ? sql` AND ${stepFence(step)}` : sql.blank}
+  FROM moves m, board WHERE w.id = m.id AND (SELECT n FROM missing) IS NULL${versioned ? sql` AND NOT EXISTS (SELECT FROM stale)` : sql``}${step ? sql` AND ${stepFence(step)}` : sql.blank}
   RETURNING m.n, w.id, board.organization_id, board.id AS whiteboard_id, row_to_json(w) AS row
 ), logged AS (
   ${logged}
@@ -95,12 +114,24 @@ SELECT ${answerColumns([
     ['organizationId', sql`board.organization_id`],
     ['missing', sql`(SELECT n FROM missing)`],
     ['rows', sql`(SELECT json_agg(row ORDER BY n) FROM written)::text`],
+    ...staleAnswer(versioned),
     ...(step ? [['held', stepFence(step)] as [string, SQL]] : []),
   ])} FROM board`;
 }
 
+/** The answer columns of a versioned move: the first item not at its expected version, and its instance. */
+const staleAnswer = (versioned: boolean): [string, SQL][] =>
+  versioned
+    ? [
+        ['stale', sql`(SELECT n FROM stale)`],
+        ['staleRow', sql`(SELECT row FROM stale)`],
+      ]
+    : [];
+
 interface Move {
   rowId: number;
+  /** The version its instance must be at (none: any). */
+  expected: number | null;
   /** Which field of the item named it, for a refusal. */
   named: 'id' | 'rowId';
   data: Record<string, unknown>;
@@ -127,7 +158,12 @@ function checkedMoves(instances: MoveInput[]): Move[] {
         `${path}.${named}`,
       );
     seen.set(rowId, i);
-    return { rowId, named, data: cleanValues(model, placement, instance, path) };
+    return {
+      rowId,
+      named,
+      expected: (instance.expectedVersion as number | null | undefined) ?? null,
+      data: cleanValues(model, placement, instance, path),
+    };
   });
 }
 
@@ -142,18 +178,34 @@ function checkedMoves(instances: MoveInput[]): Move[] {
 async function moveInstances(ctx: Context, whiteboardId: number, moves: Move[]): Promise<Row<typeof model>[]> {
   const keyed = nextStep(ctx);
   if (keyed?.done) return rowsNow(moves.map((move) => move.rowId));
-  const statement = moveStatement(whiteboardId, moves, callerOf(principalOf(ctx), action), keyed?.step);
-  const answer = await answerOf(statement, ['organizationId', 'missing', 'rows', ...(keyed ? ['held'] : [])]);
+  const versioned = moves.some((move) => move.expected != null);
+  const answer = await answerOf(moveStatement(whiteboardId, moves, callerOf(principalOf(ctx), action), keyed?.step), [
+    'organizationId',
+    'missing',
+    'rows',
+    ...(versioned ? ['stale', 'staleRow'] : []),
+    ...(keyed ? ['held'] : []),
+  ]);
   if (!answer) throw notFound('Whiteboard');
-  const { organizationId, missing, rows, held } = answer as {
+  const { organizationId, missing, rows, stale, staleRow, held } = answer as {
     organizationId: number;
     missing: number | null;
     rows: string | null;
+    stale?: number | null;
+    staleRow?: string | null;
     held?: boolean;
   };
   if (rows !== null) return (JSON.parse(rows) as Record<string, unknown>[]).map((columns) => rowOf(model, columns));
   if (held === false) throw stepFenced();
   authorize(ctx, action, organizationId);
+  if (missing === null && stale != null) {
+    const item = `input.instances[${stale - 1}]`;
+    throw versionConflict(
+      `${item}: object instance ${moves[stale - 1].rowId}`,
+      rowOf(model, JSON.parse(staleRow!)),
+      `${item}.expectedVersion`,
+    );
+  }
   // Allowed, every instance on the board, yet nothing written: the board went between the check and the update.
   if (missing === null) throw notFound('Whiteboard');
   const refused = moves[missing - 1];
@@ -188,6 +240,7 @@ const Move = builder.inputType('WhiteboardObjectInstanceMove', {
   description: "One instance's new place and size; a field left out keeps its value.",
   fields: (t) => ({
     ...rowTargetFields(t, 'object instance'),
+    expectedVersion: expectedVersionField(t),
     ...Object.fromEntries(placement.map(([name, spec]) => [name, inputField(t, spec, false)])),
   }),
 });
@@ -217,7 +270,7 @@ builder.mutationField('moveWhiteboardObjectInstances', (t) =>
   t.field({
     type: Payload,
     description:
-      'Moves and resizes object instances of one board together (a dragged selection): all of them or, on any refusal, none; one live event names them all.',
+      'Moves and resizes object instances of one board together (a dragged selection): all of them or, on any refusal (an instance not at its expectedVersion among them), none; one live event names them all.',
     args: { input: t.arg({ type: Input, required: true }) },
     resolve: async (_root, { input }, ctx) => ({
       rows: await moveInstances(ctx, input.whiteboardId, checkedMoves(input.instances as MoveInput[])),

@@ -4,12 +4,14 @@ import { ObjectConnectionDirection, ObjectConnectionShape, ObjectConnectionStyle
 import { pageById, pageInTenancy } from '../pagination.js';
 import { defineRootFields } from '../root-fields.js';
 import { visibleRelation } from '../relations.js';
+import { versionOptions } from '../versions.js';
 
 builder.prismaNode('WhiteboardObject', {
   ...rowIdNode('WhiteboardObject'),
   description: 'A thing on a board, optionally of a library class whose attributes it fills in.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     whiteboardId: t.exposeInt('whiteboardId'),
     classConfId: t.exposeInt('classConfId', { nullable: true }),
     authorId: t.exposeInt('authorId'),
@@ -34,6 +36,7 @@ builder.prismaNode('WhiteboardObjectInstance', {
   description: 'Where an object is drawn on its board.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     objectId: t.exposeInt('objectId'),
     x: t.exposeFloat('x'),
     y: t.exposeFloat('y'),
@@ -51,6 +54,7 @@ builder.prismaNode('WhiteboardObjectAttribute', {
   description: "An object's value for one attribute of its class, in the field of the attribute's type.",
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     objectId: t.exposeInt('objectId'),
     attributeId: t.exposeInt('attributeId'),
     valueStr: t.exposeString('valueStr', { nullable: true }),
@@ -69,6 +73,7 @@ builder.prismaNode('WhiteboardObjectConnection', {
   description: 'A drawn link between two objects of one board.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     whiteboardId: t.exposeInt('whiteboardId'),
     sourceObjectId: t.exposeInt('sourceObjectId'),
     targetObjectId: t.exposeInt('targetObjectId'),
@@ -91,6 +96,7 @@ builder.prismaNode('WhiteboardObjectRelation', {
   description: 'Nesting of objects: the child lies inside the parent.',
   fields: (t) => ({
     rowId: t.exposeInt('id'),
+    version: t.exposeInt('version', versionOptions),
     parentObjectId: t.exposeInt('parentObjectId'),
     childObjectId: t.exposeInt('childObjectId'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
