@@ -11,6 +11,9 @@ export type Random = () => number;
 /** Enough choices for the largest generated document (about 1,200 draws), drawn uniformly. */
 const choices = fc.noBias(fc.array(fc.nat(), { maxLength: 1_500, size: 'max' }));
 
+/** How long a failing run is shrunk: a run of the slower properties sends several requests. */
+const SHRINK_BUDGET_MS = 60_000;
+
 /** The draws of one run's choices, then zeros. */
 export function randomOf(values: readonly number[]): Random {
   let next = 0;
@@ -29,8 +32,18 @@ export function seedOf(variable: string, file: string): number {
  * order), and shrinks a failing one before it reports the failure with its seed.
  */
 export async function forEachRun(seed: number, runs: number, check: (random: Random) => Promise<void>): Promise<void> {
+  let failedAt: number | undefined;
   await fc.assert(
-    fc.asyncProperty(choices, (values) => check(randomOf(values))),
+    fc.asyncProperty(choices, async (values) => {
+      // Shrinking has a budget: past it every candidate passes, and the smallest failure so far is reported.
+      if (failedAt !== undefined && performance.now() - failedAt > SHRINK_BUDGET_MS) return;
+      try {
+        await check(randomOf(values));
+      } catch (error) {
+        failedAt ??= performance.now();
+        throw error;
+      }
+    }),
     { seed, numRuns: runs },
   );
 }
