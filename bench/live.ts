@@ -83,7 +83,12 @@ function subscribe(
     });
     req.on('error', reject);
     req.on('response', (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`subscription answered ${res.statusCode}`));
+      if (res.statusCode !== 200) {
+        let answer = '';
+        res.on('data', (chunk) => (answer += chunk));
+        res.on('end', () => reject(new Error(`subscription answered ${res.statusCode}: ${answer.slice(0, 500)}`)));
+        return;
+      }
       res.setEncoding('utf8');
       let buffer = '';
       res.on('data', (chunk: string) => {

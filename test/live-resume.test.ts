@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../src/live/positions.js';
 import { MAX_UNREAD_ITEMS } from '../src/live/queue.js';
@@ -270,5 +271,33 @@ describe('the log as an audit trail', () => {
     );
     expect(deleted.errors).toBeUndefined();
     expect(await prisma.userActionLog.count({ where: { organizationId } })).toBe(0);
+  });
+});
+
+describe('a reconnect storm', () => {
+  it('opens the subscriptions one key sends while the database is busy with at most two reads of their boards, and tells each of the next change', async () => {
+    const count = 20;
+    const opened = await server.countStatements(async () => {
+      // The boards are locked a while (by a migration, say): the lookups wait together.
+      const busy = server.database.prisma.$transaction(async (tx) => {
+        await tx.$executeRaw`LOCK TABLE whiteboard IN ACCESS EXCLUSIVE MODE`;
+        await sleep(300);
+      });
+      const subscriptions = await Promise.all(
+        Array.from({ length: count }, () =>
+          subscribeSse(server.url, server.keys.member, boardEvents, { id: board.rowId }),
+        ),
+      );
+      await busy;
+      return subscriptions;
+    });
+    // At most the first lookup, sent at once, and all the others, sent together once it is answered.
+    const boardReads = opened.statements.filter((sql) => /^SELECT\b.*FROM "public"\."whiteboard"/.test(sql));
+    expect(boardReads.length).toBeLessThanOrEqual(2);
+    const [name] = await renamed(1);
+    for (const subscription of opened.result) {
+      expect((await namesOf(subscription, 1)).names).toEqual([name]);
+      subscription.close();
+    }
   });
 });

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, hashSecret } from '../src/auth/api-keys.js';
-import { principalGeneration, rememberPrincipal, resolvePrincipal } from '../src/auth/principal.js';
+import {
+  cachedOrRead,
+  forgetKey,
+  principalGeneration,
+  rememberPrincipal,
+  resolvePrincipal,
+} from '../src/auth/principal.js';
 import { demo } from '../src/db/seed/index.js';
 import { until } from './helpers/live.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -43,5 +49,28 @@ describe('the principal cache', () => {
     expect(await resolvePrincipal(key.secret)).toBeNull();
     const answer = await server.graphql('{ me { rowId } }', {}, key.secret);
     expect(answer.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('shares a read under way, but not one begun before a change was heard', async () => {
+    const read = await resolvePrincipal(server.keys.viewer);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let reads = 0;
+    const slowRead = async () => {
+      reads++;
+      await gate;
+      return read!;
+    };
+    const first = cachedOrRead('shared read', true, slowRead);
+    const joined = cachedOrRead('shared read', true, slowRead);
+    expect(reads).toBe(1);
+    forgetKey('shared read');
+    const after = cachedOrRead('shared read', true, slowRead);
+    expect(reads).toBe(2);
+    release();
+    expect(await Promise.all([first, joined, after])).toEqual([read, read, read]);
+    // Not caching (no announcements heard): every caller reads for itself.
+    await Promise.all([cachedOrRead('unshared', false, slowRead), cachedOrRead('unshared', false, slowRead)]);
+    expect(reads).toBe(4);
   });
 });

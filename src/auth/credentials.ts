@@ -2,15 +2,7 @@ import { hash } from 'node:crypto';
 import { prisma } from '../db/index.js';
 import { countRefusal } from '../observability/metrics.js';
 import { userOfToken } from './identities.js';
-import {
-  cacheable,
-  cachedPrincipal,
-  principalGeneration,
-  rememberPrincipal,
-  resolvePrincipal,
-  userPart,
-  type Principal,
-} from './principal.js';
+import { cacheable, cachedOrRead, rememberPrincipal, resolvePrincipal, userPart, type Principal } from './principal.js';
 import { isRefusal, MAX_TOKEN_BYTES, refusal, type Refusal } from './refusals.js';
 import type { TokenVerifier } from './token-verifier.js';
 
@@ -44,9 +36,17 @@ export function credentialOf(
 async function tokenPrincipal(token: string, verifier: TokenVerifier): Promise<Principal | Refusal> {
   const caching = await cacheable();
   const id = `bearer:${verifier.id}:${hash('sha256', token, 'base64url')}`;
-  const cached = cachedPrincipal(id, caching);
-  if (cached) return cached;
-  const readAt = principalGeneration();
+  return cachedOrRead(id, caching, (readAt) => readToken(id, token, verifier, caching, readAt));
+}
+
+/** Verifies a token and finds (or makes) its user: the principal `tokenPrincipal` caches. */
+async function readToken(
+  id: string,
+  token: string,
+  verifier: TokenVerifier,
+  caching: boolean,
+  readAt: number,
+): Promise<Principal | Refusal> {
   const verified = await verifier.verify(token);
   if (isRefusal(verified)) return verified;
   const signedIn = await userOfToken(verified, verifier.config.createUsers);

@@ -50,12 +50,45 @@ export function forgetKey(secretHash: string): void {
 }
 
 /** The principal cached under `id` (a key's hash, a token's), noted as the request's caller; none while `caching` is off. */
-export function cachedPrincipal(id: string, caching: boolean): Principal | undefined {
+function cachedPrincipal(id: string, caching: boolean): Principal | undefined {
   const cached = caching ? cache.get(id) : undefined;
   if (!cached || cached.until <= Date.now()) return undefined;
   noteCaller(cached.principal);
   return cached.principal;
 }
+
+/** Reads of principals under way, by id, with the generation each began at. */
+const reading = new Map<string, { readAt: number; read: Promise<unknown> }>();
+
+/**
+ * The principal cached under `id`, or what `read` finds (it caches it with `rememberPrincipal`).
+ * While caching, a caller that comes while a read of `id` is under way shares it, unless a change
+ * was heard since that read began: a reconnect storm of one key's clients asks the database once.
+ */
+export async function cachedOrRead<T>(
+  id: string,
+  caching: boolean,
+  read: (readAt: number) => Promise<Principal | T>,
+): Promise<Principal | T> {
+  const cached = cachedPrincipal(id, caching);
+  if (cached) return cached;
+  const readAt = generation;
+  const under = caching ? reading.get(id) : undefined;
+  if (under?.readAt === readAt) {
+    const shared = (await under.read) as Principal | T;
+    if (isPrincipal(shared)) noteCaller(shared);
+    return shared;
+  }
+  const started = read(readAt);
+  if (!caching) return started;
+  reading.set(id, { readAt, read: started });
+  const done = () => reading.get(id)?.read === started && reading.delete(id);
+  started.then(done, done);
+  return started;
+}
+
+const isPrincipal = (value: unknown): value is Principal =>
+  typeof value === 'object' && value !== null && 'holder' in value;
 
 /** Writes between two sweeps of the cache: a renewed token is a new entry, and the old one is never asked for again. */
 const SWEEP_EVERY = 256;
@@ -166,10 +199,11 @@ export async function resolvePrincipal(secret: string | null | undefined): Promi
   if (!secret) return null;
   const caching = await cacheable();
   const hash = hashSecret(secret);
-  const cached = cachedPrincipal(hash, caching);
-  if (cached) return cached;
+  return cachedOrRead(hash, caching, (readAt) => readKey(hash, caching, readAt));
+}
 
-  const readAt = principalGeneration();
+/** Reads a key with its user and memberships: the principal `resolvePrincipal` caches. */
+async function readKey(hash: string, caching: boolean, readAt: number): Promise<Principal | null> {
   const key = await prisma().apiKey.findUnique({
     where: { secretHash: hash },
     include: { user: { include: { memberships: { select: { organizationId: true, role: true } } } } },

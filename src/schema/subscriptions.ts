@@ -1,9 +1,12 @@
+import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
+import type { Principal } from '../auth/principal.js';
+import { organizationOf, organizationSelect } from '../auth/tenancy.js';
 import type { LiveEvent } from '../live/events.js';
 import { decodeCursor, type Cursor } from '../live/positions.js';
 import { openStream, type Delivery } from '../live/stream.js';
 import { builder } from './builder.js';
-import { findForChange } from './changes.js';
+import { notFound } from './errors.js';
 import { encodeGlobalId } from './relay-id.js';
 import { principalOf, type Context } from './context.js';
 import { rowsByIds } from './loaders.js';
@@ -118,6 +121,49 @@ function resumeAfter(after: string | null | undefined, ctx: Context): Cursor | u
   return lastEventId ? decodeCursor(lastEventId, 'Last-Event-ID') : undefined;
 }
 
+type Subscribed = 'Whiteboard' | 'Organization';
+
+/** Per caller and model, the lookups of the subscriptions it opens; nothing is cached. */
+const subscribedLoaders = new WeakMap<Principal, Map<Subscribed, DataLoader<number, object | null>>>();
+
+/**
+ * Lookups of `model` as `principal` may see it, one statement at a time: those that come while one
+ * is under way go together in the next (a burst's requests arrive in turns of their own, so merging
+ * only one turn's would merge nothing).
+ */
+function coalescingLoader<M extends Subscribed>(model: M, principal: Principal): DataLoader<number, object | null> {
+  const query = { select: organizationSelect(model) };
+  let running: Promise<unknown> = Promise.resolve();
+  return new DataLoader(
+    (ids) => {
+      const rows = rowsByIds(model, query, ids, principal);
+      running = rows.catch(() => undefined);
+      return rows;
+    },
+    { cache: false, batchScheduleFn: (dispatch) => void running.then(dispatch) },
+  );
+}
+
+/**
+ * The board or organization a subscription is about, as the caller may see it (another
+ * organization's is not found). Clients that reconnect together (their instance lost, a deploy)
+ * open hundreds of subscriptions at once, and one key's lookups then take a few statements, not one each.
+ */
+async function subscribed<M extends Subscribed>(
+  ctx: Context,
+  model: M,
+  rowId: number,
+): Promise<{ organizationId: number }> {
+  const principal = principalOf(ctx);
+  let loaders = subscribedLoaders.get(principal);
+  if (!loaders) subscribedLoaders.set(principal, (loaders = new Map()));
+  let loader = loaders.get(model);
+  if (!loader) loaders.set(model, (loader = coalescingLoader(model, principal)));
+  const row = await loader.load(rowId);
+  if (!row) throw notFound(model);
+  return { organizationId: organizationOf(model, row) };
+}
+
 builder.subscriptionField('whiteboardEvents', (t) =>
   t.field({
     type: WhiteboardEvent,
@@ -126,7 +172,7 @@ builder.subscriptionField('whiteboardEvents', (t) =>
     args: { whiteboardId: t.arg.int({ required: true }), after: t.arg.string({ description: afterDescription }) },
     subscribe: async (_root, { whiteboardId, after }, ctx) => {
       const cursor = resumeAfter(after, ctx);
-      const board = await findForChange(ctx, 'Whiteboard', whiteboardId, 'Whiteboard');
+      const board = await subscribed(ctx, 'Whiteboard', whiteboardId);
       return openStream(
         ctx,
         {
@@ -149,7 +195,7 @@ builder.subscriptionField('organizationWhiteboardEvents', (t) =>
     args: { organizationId: t.arg.int({ required: true }), after: t.arg.string({ description: afterDescription }) },
     subscribe: async (_root, { organizationId, after }, ctx) => {
       const cursor = resumeAfter(after, ctx);
-      await findForChange(ctx, 'Organization', organizationId, 'Organization');
+      await subscribed(ctx, 'Organization', organizationId);
       return openStream(
         ctx,
         {

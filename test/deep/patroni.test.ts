@@ -77,7 +77,7 @@ const rename =
   'mutation($id: Int!, $name: String!) { updateWhiteboard(input: { rowId: $id, name: $name }) { whiteboard { name } } }';
 
 describe('the leader killed under a mixed load on Patroni, etcd and HAProxy', () => {
-  it('answers every request within the bound, writes within 2 s of HAProxy routing to the new leader, and 3 s of a re-pointed PgBouncer, loses no acknowledged write (nor tells a resumed stream less), and keeps subscriptions and read fences right', async () => {
+  it('answers every request within the bound, writes within a connect timeout of HAProxy routing to the new leader, and 3 s of a re-pointed PgBouncer, loses no acknowledged write (nor tells a resumed stream less), and keeps subscriptions and read fences right', async () => {
     const { owner } = stack.keys;
     const watched = (
       await a.graphql(
@@ -102,7 +102,10 @@ describe('the leader killed under a mixed load on Patroni, etcd and HAProxy', ()
       })}`,
     );
 
-    for (const ms of report.writesAfterPromotionMs) expect(ms).toBeLessThan(2_000);
+    // A connection begun just before HAProxy routed waits out its connect timeout (HAProxy queues it
+    // while no server is up), so the first write may follow the routing by that timeout.
+    const connectTimeoutMs = Number(bounds.DATABASE_CONNECT_TIMEOUT_MS);
+    for (const ms of report.writesAfterPromotionMs) expect(ms).toBeLessThan(connectTimeoutMs + 500);
     expect(throughPgBouncerMs).toBeLessThan(3_000);
     expectNoBug([a, b, c]);
     expectWithinBound(report.sent, BOUND_MS);
