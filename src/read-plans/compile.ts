@@ -334,11 +334,14 @@ class Planner {
       const cursorRow = allOf([sql`${columnOf(row, 'id')} = ${cursor}`, visible, among, past]);
       return allOf([page.where(alias), sql`EXISTS (SELECT 1 FROM ${tableOf(table.table)} ${row} WHERE ${cursorRow})`]);
     };
+    const pageRows = (alias: SQL) =>
+      sql`FROM ${tableOf(table.table)} ${alias} WHERE ${condition(alias)} ORDER BY ${orderSql(alias, keys, window.backward)} LIMIT ${sql.literal(window.size)} OFFSET ${sql.literal(skip)}`;
     return {
       window,
       keys,
-      select: (alias: SQL) =>
-        sql`SELECT * FROM ${tableOf(table.table)} ${alias} WHERE ${condition(alias)} ORDER BY ${orderSql(alias, keys, window.backward)} LIMIT ${sql.literal(window.size)} OFFSET ${sql.literal(skip)}`,
+      /** `FROM`, `WHERE`, `ORDER BY` and `LIMIT` of the page's rows, as a query fetches them (from the end when backward). */
+      pageRows,
+      select: (alias: SQL) => sql`SELECT * ${pageRows(alias)}`,
       more: (alias: SQL) =>
         sql`EXISTS (SELECT 1 FROM ${tableOf(table.table)} ${alias} WHERE ${condition(alias)} OFFSET ${sql.literal(skip + window.size)})`,
     };
@@ -369,10 +372,16 @@ class Planner {
     );
   }
 
-  /** A JSON array of `element` for each row of a page, in the page's order. */
+  /**
+   * A JSON array of `element` for each row of a page, in the page's order. A forward page's rows are
+   * its query's own (PostgreSQL builds the elements of the rows its LIMIT keeps, after the sort);
+   * a backward page, fetched from the end, is turned around by a query around it.
+   */
   private eachRow(rows: Rows, element: (row: SQL) => SQL): SQL {
-    const [inner, row] = [this.scope.alias(), this.scope.alias()];
-    return jsonArray(element(row), orderSql(row, rows.keys), sql`(${rows.select(inner)}) ${row}`);
+    const row = this.scope.alias();
+    if (!rows.window.backward) return jsonArray(element(row), rows.pageRows(row));
+    const inner = this.scope.alias();
+    return jsonArray(element(row), sql`FROM (${rows.select(inner)}) ${row} ORDER BY ${orderSql(row, rows.keys)}`);
   }
 
   /** Pothos's `pageInfo` (wrapConnectionResult): what the arguments say, whether rows follow, and the edges' first and last cursors. */

@@ -68,8 +68,8 @@ export function jsonObject(entries: [key: string, json: SQL][]): SQL {
  * joined once: a third less of PostgreSQL's time than `string_agg(... ORDER BY)` took for the
  * nested board read and for one board (BENCHMARKS.md, issue 39).
  */
-export const jsonArray = (element: SQL, order: SQL, from: SQL) =>
-  sql`'[' || array_to_string(ARRAY(SELECT ${element} FROM ${from} ORDER BY ${order}), ',') || ']'`;
+export const jsonArray = (element: SQL, fromWhereOrder: SQL) =>
+  sql`'[' || array_to_string(ARRAY(SELECT ${element} ${fromWhereOrder}), ',') || ']'`;
 
 /** base64 of a prefix and a row id: Relay's global ids and Pothos's cursors. */
 export const base64Of = (prefix: string, id: SQL) =>
