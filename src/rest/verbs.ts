@@ -92,7 +92,9 @@ function rowTarget(name: string, spec: RowSpec, target: string): Pick<Route, 'pa
   };
 }
 
-const inputOf = (mutation: string) => `${upperFirst(mutation)}Input!`;
+/** A mutation operation taking `input` (of the type named after the mutation unless `input` names another) and selecting `select` from the payload. */
+const mutationDocument = (name: string, mutation: string, select: string, input = `${upperFirst(mutation)}Input!`) =>
+  document('mutation', name, { input }, `${mutation}(input: $input) { ${select} }`);
 
 /** The routes of one legacy group. */
 export function verbs(group: Group) {
@@ -197,12 +199,7 @@ export function verbs(group: Group) {
       return route(name, 'POST', path, {
         kind: 'payload',
         status: 201,
-        operation: document(
-          'mutation',
-          name,
-          { input: inputOf(mutation) },
-          `${mutation}(input: $input) { ${lowerFirst(spec.type)} { ${spec.select} } }`,
-        ),
+        operation: mutationDocument(name, mutation, `${lowerFirst(spec.type)} { ${spec.select} }`),
         pathParams: spec.pathParams,
         body: 'input',
       });
@@ -213,12 +210,7 @@ export function verbs(group: Group) {
       const field = lowerFirst(spec.type);
       return route(name, 'PUT', path, {
         kind: 'payload',
-        operation: document(
-          'mutation',
-          name,
-          { input: inputOf(mutation) },
-          `${mutation}(input: $input) { ${field} { rowId } }`,
-        ),
+        operation: mutationDocument(name, mutation, `${field} { rowId }`),
         answer: document('query', `${name} Answer`, { id: 'Int!' }, `${field}(rowId: $id) { ${spec.select} }`),
         ...rowTarget(name, spec, 'input.rowId'),
         body: 'input',
@@ -235,12 +227,7 @@ export function verbs(group: Group) {
       return route(name, 'DELETE', path, {
         kind: 'empty',
         status: 204,
-        operation: document(
-          'mutation',
-          name,
-          { input: inputOf(mutation) },
-          `${mutation}(input: $input) { deletedRowId }`,
-        ),
+        operation: mutationDocument(name, mutation, 'deletedRowId'),
         ...rowTarget(name, spec, 'input.rowId'),
         queryParams: spec.query,
       });
@@ -255,12 +242,7 @@ export function verbs(group: Group) {
     ): Route =>
       route(name, method, path, {
         kind: 'payload',
-        operation: document(
-          'mutation',
-          name,
-          { input: spec.input ?? inputOf(spec.mutation) },
-          `${spec.mutation}(input: $input) { ${spec.result} }`,
-        ),
+        operation: mutationDocument(name, spec.mutation, spec.result, spec.input),
         pathParams: { [spec.param]: 'input.rowId' },
       }),
 
@@ -274,12 +256,7 @@ export function verbs(group: Group) {
       route(name, method, path, {
         kind: 'payload',
         status: spec.status,
-        operation: document(
-          'mutation',
-          name,
-          { input: inputOf(spec.mutation) },
-          `${spec.mutation}(input: $input) { ${spec.result} }`,
-        ),
+        operation: mutationDocument(name, spec.mutation, spec.result),
         pathParams: spec.pathParams,
         body: 'input',
       }),
@@ -292,12 +269,7 @@ export function verbs(group: Group) {
     ): Route =>
       route(name, 'PUT', path, {
         kind: 'object',
-        operation: document(
-          'mutation',
-          name,
-          { input: inputOf(spec.mutation) },
-          `${spec.mutation}(input: $input) { ${spec.select} }`,
-        ),
+        operation: mutationDocument(name, spec.mutation, spec.select),
         pathParams: spec.pathParams,
         body: 'input',
       }),
