@@ -138,6 +138,22 @@ export function verbs(group: Group) {
     });
   };
 
+  /** A query field's value (an object or a list) for arguments from the request. */
+  const read = (name: string, path: string, spec: { field: string; select: string; args?: Args }): Route => {
+    const request = requestArgs(spec.args);
+    return route(name, 'GET', path, {
+      kind: 'object',
+      operation: document(
+        'query',
+        name,
+        request.vars,
+        `${spec.field}${argumentList(request.values)} { ${spec.select} }`,
+      ),
+      pathParams: request.pathParams,
+      queryParams: request.queryParams,
+    });
+  };
+
   return {
     list: (name: string, path: string, spec: ListSpec): Route => page(name, path, spec, false),
 
@@ -161,37 +177,11 @@ export function verbs(group: Group) {
         ...rowTarget(name, spec, 'id'),
       }),
 
-    /** A query field's value (an object or a list) for arguments from the request. */
-    read: (name: string, path: string, spec: { field: string; select: string; args?: Args }): Route => {
-      const request = requestArgs(spec.args);
-      return route(name, 'GET', path, {
-        kind: 'object',
-        operation: document(
-          'query',
-          name,
-          request.vars,
-          `${spec.field}${argumentList(request.values)} { ${spec.select} }`,
-        ),
-        pathParams: request.pathParams,
-        queryParams: request.queryParams,
-      });
-    },
+    read,
 
     /** `[{value, label}]` from a field returning [Choice!]!. */
-    choices: (name: string, path: string, spec: { field: string; args?: Args }): Route => {
-      const request = requestArgs(spec.args);
-      return route(name, 'GET', path, {
-        kind: 'object',
-        operation: document(
-          'query',
-          name,
-          request.vars,
-          `${spec.field}${argumentList(request.values)} { value label }`,
-        ),
-        pathParams: request.pathParams,
-        queryParams: request.queryParams,
-      });
-    },
+    choices: (name: string, path: string, spec: { field: string; args?: Args }): Route =>
+      read(name, path, { ...spec, select: 'value label' }),
 
     /** Creates a row from the body (and the path); answers 201 with it. */
     create: (name: string, path: string, spec: MutationSpec & { pathParams?: Record<string, string> }): Route => {
