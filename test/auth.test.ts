@@ -151,28 +151,33 @@ describe('changes made outside this process (another gateway process, the CLI, p
     return false;
   }
 
-  it('a key revoked by plain SQL is refused at once, not after the cache period', async () => {
-    const prisma = server.database.prisma;
-    const key = await createApiKey(prisma, {
+  const me = (secret: string) => server.graphql('{ me { rowId } }', {}, secret);
+
+  /** A new read-only key of the demo member, checked to be answered (200) first. */
+  async function memberKey(name: string): Promise<string> {
+    const key = await createApiKey(server.database.prisma, {
       userId: await userId(demo.users.member.email),
-      name: 'revoked elsewhere',
+      name,
       permission: 'READ_ONLY',
     });
-    expect((await server.graphql('{ me { rowId } }', {}, key.secret)).status).toBe(200);
-    await prisma.$executeRaw`UPDATE api_key SET revoked_at = now() WHERE secret_hash = ${hashSecret(key.secret)}`;
-    expect(await soon(async () => (await server.graphql('{ me { rowId } }', {}, key.secret)).status === 401)).toBe(
-      true,
-    );
+    expect((await me(key.secret)).status).toBe(200);
+    return key.secret;
+  }
+
+  /** Revokes the key by plain SQL: its next requests are refused (401) within moments. */
+  async function expectRevokedBySql(secret: string) {
+    await server.database.prisma
+      .$executeRaw`UPDATE api_key SET revoked_at = now() WHERE secret_hash = ${hashSecret(secret)}`;
+    expect(await soon(async () => (await me(secret)).status === 401)).toBe(true);
+  }
+
+  it('a key revoked by plain SQL is refused at once, not after the cache period', async () => {
+    await expectRevokedBySql(await memberKey('revoked elsewhere'));
   });
 
   it('listens again after losing its connection (PostgreSQL), and so still refuses a key revoked afterwards', async () => {
     const prisma = server.database.prisma;
-    const key = await createApiKey(prisma, {
-      userId: await userId(demo.users.member.email),
-      name: 'revoked after a reconnect',
-      permission: 'READ_ONLY',
-    });
-    expect((await server.graphql('{ me { rowId } }', {}, key.secret)).status).toBe(200);
+    const secret = await memberKey('revoked after a reconnect');
     if (server.database.engine.kind === 'postgres') {
       const listening = async () =>
         (
@@ -184,11 +189,8 @@ describe('changes made outside this process (another gateway process, the CLI, p
       expect(await soon(async () => (await listening()) === 1)).toBe(true);
     }
     // Cached again after the reconnect: only a notification can end it before 10 s.
-    expect((await server.graphql('{ me { rowId } }', {}, key.secret)).status).toBe(200);
-    await prisma.$executeRaw`UPDATE api_key SET revoked_at = now() WHERE secret_hash = ${hashSecret(key.secret)}`;
-    expect(await soon(async () => (await server.graphql('{ me { rowId } }', {}, key.secret)).status === 401)).toBe(
-      true,
-    );
+    expect((await me(secret)).status).toBe(200);
+    await expectRevokedBySql(secret);
   });
 
   it('a membership removed by plain SQL takes its organization away from the next requests', async () => {

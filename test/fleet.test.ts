@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/index.js';
 import type { DemoKeys } from '../src/db/seed/keys.js';
+import { firstBoard, type DemoBoard } from './helpers/demo-ids.js';
 import { openTestDatabase } from './helpers/database.js';
 import { pngBytes, uploadFile } from './helpers/files.js';
 import { subscribeSse, subscribeWs } from './helpers/live.js';
@@ -17,7 +18,7 @@ let keys: DemoKeys;
 let drop: () => Promise<void>;
 let a: GatewayProcess;
 let b: GatewayProcess;
-let board: { rowId: number; organizationId: number };
+let board: DemoBoard;
 let provider: TestProvider;
 let env: Record<string, string>;
 
@@ -32,10 +33,7 @@ beforeAll(async () => {
     OIDC_AUDIENCE: AUDIENCE,
   };
   [a, b] = await Promise.all([startGateway(env, keys), startGateway(env, keys)]);
-  const boards = await a.graphql(
-    '{ whiteboards(first: 1, orderBy: [{ field: id, direction: ASC }]) { edges { node { rowId organizationId } } } }',
-  );
-  board = boards.data!.whiteboards.edges[0].node;
+  board = await firstBoard(a);
 });
 afterAll(async () => {
   expect(await Promise.all([a?.stop(), b?.stop()])).toEqual([0, 0]);

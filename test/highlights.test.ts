@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demo } from '../src/db/seed/index.js';
-import { expectNothingChanged, failure, keyFor } from './helpers/changes.js';
+import { expectForbiddenToEach, expectNothingChanged, failure, keyFor } from './helpers/changes.js';
 import { ofTheRequest, startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -122,14 +122,12 @@ describe('highlight groups', () => {
       'NOT_FOUND',
     );
     const watched = () => prisma().whiteboardHighlightGroup.findUnique({ where: { id: ids.environments } });
-    for (const key of [server.keys.viewer, viewerWriteKey]) {
-      const response = await expectNothingChanged(
-        server,
-        () => server.graphql(group.remove, { input: { rowId: ids.environments } }, key),
-        watched,
-      );
-      expect(failure(response).code).toBe('FORBIDDEN');
-    }
+    await expectForbiddenToEach(
+      server,
+      [server.keys.viewer, viewerWriteKey],
+      (key) => server.graphql(group.remove, { input: { rowId: ids.environments } }, key),
+      watched,
+    );
   });
 });
 
@@ -204,12 +202,9 @@ describe('highlights', () => {
   });
 
   it('is refused to a read-only key and to the viewer role, changing nothing', async () => {
-    for (const key of [server.keys.viewer, viewerWriteKey]) {
-      const response = await expectNothingChanged(server, () =>
-        server.graphql(highlight.create, { input: rule({}) }, key),
-      );
-      expect(failure(response).code).toBe('FORBIDDEN');
-    }
+    await expectForbiddenToEach(server, [server.keys.viewer, viewerWriteKey], (key) =>
+      server.graphql(highlight.create, { input: rule({}) }, key),
+    );
   });
 });
 

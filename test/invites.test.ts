@@ -2,15 +2,15 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, demo } from '../src/db/seed/index.js';
 import { registerWithInvite } from '../src/schema/invites.js';
-import { expectNothingChanged, failure } from './helpers/changes.js';
+import { expectForbiddenToEach, expectNothingChanged, failure } from './helpers/changes.js';
+import { demoOrganizationIds } from './helpers/demo-ids.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
-const org = { acme: 0, globex: 0 };
+let org: Awaited<ReturnType<typeof demoOrganizationIds>>;
 beforeAll(async () => {
   server = await startTestServer();
-  org.acme = (await prisma().organization.findFirstOrThrow({ where: { name: demo.organizations.acme.name } })).id;
-  org.globex = (await prisma().organization.findFirstOrThrow({ where: { name: demo.organizations.globex.name } })).id;
+  org = await demoOrganizationIds(prisma());
 });
 afterAll(() => server?.close());
 
@@ -76,12 +76,9 @@ describe('creating invites', () => {
       server.graphql(create, { input: { email: 'boss@example.com', role: 'OWNER' } }, server.keys.admin),
     );
     expect(failure(ownerByAdmin).code).toBe('FORBIDDEN');
-    for (const key of [server.keys.member, server.keys.viewer]) {
-      const response = await expectNothingChanged(server, () =>
-        server.graphql(create, { input: { email: 'y@example.com', role: 'VIEWER' } }, key),
-      );
-      expect(failure(response).code).toBe('FORBIDDEN');
-    }
+    await expectForbiddenToEach(server, [server.keys.member, server.keys.viewer], (key) =>
+      server.graphql(create, { input: { email: 'y@example.com', role: 'VIEWER' } }, key),
+    );
     await invite('boss@example.com', 'OWNER');
   });
 });

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../src/live/positions.js';
 import { MAX_UNREAD_ITEMS } from '../src/live/queue.js';
+import { firstBoard, type DemoBoard } from './helpers/demo-ids.js';
 import { boardUpdatesSql, subscribeSse, subscribeWs, until, type Subscription } from './helpers/live.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -9,7 +10,7 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 // `cursor` field), `Last-Event-ID`, `after:` and the `changes` pages all continue from the same place.
 
 let server: TestServer;
-let board: { rowId: number; organizationId: number };
+let board: DemoBoard;
 
 const boardEvents = `subscription($id: Int!, $after: String) { whiteboardEvents(whiteboardId: $id, after: $after) {
   ... on LiveEvent { kind cursor } ... on NodeChangedEvent { node { ... on Whiteboard { name } } }
@@ -27,10 +28,7 @@ const changes = `query($board: Int, $organization: Int, $after: String, $first: 
 
 beforeAll(async () => {
   server = await startTestServer({ LIVE_POLL_MS: '20' });
-  const boards = await server.graphql(
-    '{ whiteboards(first: 1, orderBy: [{ field: id, direction: ASC }]) { edges { node { rowId organizationId } } } }',
-  );
-  board = boards.data!.whiteboards.edges[0].node;
+  board = await firstBoard(server);
 });
 afterEach(() => until(() => server.gateway.live.size === 0));
 afterAll(() => server?.close());

@@ -1,11 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LiveHub } from '../src/live/hub.js';
+import { firstBoard, type DemoBoard } from './helpers/demo-ids.js';
 import { boardUpdatesSql, subscribeSse, subscribeWs, until } from './helpers/live.js';
 import { rest } from './helpers/rest.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
-let board: { rowId: number; organizationId: number };
+let board: DemoBoard;
 
 const boardEvents = `subscription($id: Int!) { whiteboardEvents(whiteboardId: $id) {
   __typename ... on LiveEvent { kind type rowId whiteboardId }
@@ -20,10 +21,7 @@ const rename = `mutation($rowId: Int!, $name: String!) { updateWhiteboard(input:
 beforeAll(async () => {
   // Reads on a timer once a minute: every event below arrives because this instance's own write woke its hub.
   server = await startTestServer({ MAX_SUBSCRIPTIONS_PER_KEY: '3', LIVE_POLL_MS: '60000' });
-  const boards = await server.graphql(
-    '{ whiteboards(first: 1, orderBy: [{ field: id, direction: ASC }]) { edges { node { rowId organizationId } } } }',
-  );
-  board = boards.data!.whiteboards.edges[0].node;
+  board = await firstBoard(server);
 });
 // Each test starts with no subscription open, so it can wait for its own to stand.
 afterEach(() => until(() => server.gateway.live.size === 0));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demo } from '../src/db/seed/index.js';
-import { expectNothingChanged, failure, keyFor } from './helpers/changes.js';
+import { expectForbiddenToEach, expectNothingChanged, failure, keyFor } from './helpers/changes.js';
 import { ofTheRequest, startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -214,14 +214,12 @@ describe('object instances', () => {
     expect(failure(await server.graphql(instance.update, { input: { rowId: 999_999, x: 1 } })).code).toBe('NOT_FOUND');
     const drawn = await prisma().whiteboardObjectInstance.findFirstOrThrow({ where: { objectId: ids.web01 } });
     const watched = () => prisma().whiteboardObjectInstance.findUnique({ where: { id: drawn.id } });
-    for (const key of [server.keys.viewer, viewerWriteKey]) {
-      const response = await expectNothingChanged(
-        server,
-        () => server.graphql(instance.update, { input: { rowId: drawn.id, x: 1 } }, key),
-        watched,
-      );
-      expect(failure(response).code).toBe('FORBIDDEN');
-    }
+    await expectForbiddenToEach(
+      server,
+      [server.keys.viewer, viewerWriteKey],
+      (key) => server.graphql(instance.update, { input: { rowId: drawn.id, x: 1 } }, key),
+      watched,
+    );
   });
 });
 
@@ -294,12 +292,9 @@ describe('object connections', () => {
     const existing = await prisma().whiteboardObjectConnection.findFirstOrThrow({
       where: { whiteboardId: ids.platform, name: 'SQL' },
     });
-    for (const key of [server.keys.viewer, viewerWriteKey]) {
-      const response = await expectNothingChanged(server, () =>
-        server.graphql(connection.remove, { input: { rowId: existing.id } }, key),
-      );
-      expect(failure(response).code).toBe('FORBIDDEN');
-    }
+    await expectForbiddenToEach(server, [server.keys.viewer, viewerWriteKey], (key) =>
+      server.graphql(connection.remove, { input: { rowId: existing.id } }, key),
+    );
   });
 });
 
@@ -405,19 +400,13 @@ describe('attribute values', () => {
 
   it('is refused to a read-only key and to the viewer role, changing nothing', async () => {
     const watched = () => value(ids.web01, attribute.hostname);
-    for (const key of [server.keys.viewer, viewerWriteKey]) {
-      const response = await expectNothingChanged(
-        server,
-        () =>
-          server.graphql(
-            setValue,
-            { input: { objectId: ids.web01, attributeId: attribute.hostname, value: 'x' } },
-            key,
-          ),
-        watched,
-      );
-      expect(failure(response).code).toBe('FORBIDDEN');
-    }
+    await expectForbiddenToEach(
+      server,
+      [server.keys.viewer, viewerWriteKey],
+      (key) =>
+        server.graphql(setValue, { input: { objectId: ids.web01, attributeId: attribute.hostname, value: 'x' } }, key),
+      watched,
+    );
   });
 });
 

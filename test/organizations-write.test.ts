@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, demo } from '../src/db/seed/index.js';
 import { expectNothingChanged, failure } from './helpers/changes.js';
+import { demoOrganizationIds } from './helpers/demo-ids.js';
 import { ofTheRequest, startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
-const org = { acme: 0, globex: 0 };
+let org: Awaited<ReturnType<typeof demoOrganizationIds>>;
 beforeAll(async () => {
   server = await startTestServer();
-  org.acme = (await prisma().organization.findFirstOrThrow({ where: { name: demo.organizations.acme.name } })).id;
-  org.globex = (await prisma().organization.findFirstOrThrow({ where: { name: demo.organizations.globex.name } })).id;
+  org = await demoOrganizationIds(prisma());
 });
 afterAll(() => server?.close());
 

@@ -12,6 +12,7 @@ import { createApp, type Gateway } from '../src/http/app.js';
 import { createGatewayServer } from '../src/http/server.js';
 import { serveGraphQLOverWebSocket } from '../src/http/websocket.js';
 import { schema } from '../src/schema/index.js';
+import { firstBoard, type DemoBoard } from './helpers/demo-ids.js';
 import { boardUpdatesSql, subscribeSse, until } from './helpers/live.js';
 import { scratchDirectory } from './helpers/scratch.js';
 import { ofTheRequest, startInstance, startTestServer, type TestServer } from './helpers/server.js';
@@ -23,14 +24,11 @@ import { RawSocket } from './helpers/websocket.js';
 // (no SQL, no stream), and the checks that depend on the row hold at every event.
 
 let server: TestServer;
-let board: { rowId: number; organizationId: number };
+let board: DemoBoard;
 
 beforeAll(async () => {
   server = await startTestServer({ LIVE_POLL_MS: '60000' });
-  const boards = await server.graphql(
-    '{ whiteboards(first: 1, orderBy: [{ field: id, direction: ASC }]) { edges { node { rowId organizationId } } } }',
-  );
-  board = boards.data!.whiteboards.edges[0].node;
+  board = await firstBoard(server);
 });
 afterEach(() => until(() => server.gateway.live.size === 0));
 afterAll(() => server?.close());

@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demo } from '../src/db/seed/index.js';
 import { expectNothingChanged, failure, keyFor } from './helpers/changes.js';
+import { demoOrganizationIds } from './helpers/demo-ids.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
 const user = { owner: 0, admin: 0, member: 0, viewer: 0 };
 const membership = { owner: 0, admin: 0, member: 0, viewer: 0, memberInGlobex: 0, globexOwner: 0 };
-const org = { acme: 0, globex: 0 };
+let org: Awaited<ReturnType<typeof demoOrganizationIds>>;
 beforeAll(async () => {
   server = await startTestServer();
   const prisma = server.database.prisma;
-  org.acme = (await prisma.organization.findFirstOrThrow({ where: { name: demo.organizations.acme.name } })).id;
-  org.globex = (await prisma.organization.findFirstOrThrow({ where: { name: demo.organizations.globex.name } })).id;
+  org = await demoOrganizationIds(prisma);
   for (const key of ['owner', 'admin', 'member', 'viewer'] as const) {
     user[key] = (await prisma.user.findUniqueOrThrow({ where: { email: demo.users[key].email } })).id;
     membership[key] = (

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { firstBoard, type DemoBoard } from './helpers/demo-ids.js';
 import { Receiver, webhookEnv } from './helpers/webhooks.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { logFeed } from '../src/webhooks/log-feed.js';
@@ -8,7 +9,7 @@ import { logFeed } from '../src/webhooks/log-feed.js';
 
 let server: TestServer;
 let receiver: Receiver;
-let board: { rowId: number; organizationId: number };
+let board: DemoBoard;
 
 const create = `mutation($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { secret webhookEndpoint { rowId } } }`;
 const rename = `mutation($rowId: Int!, $name: String!) { updateWhiteboard(input: { rowId: $rowId, name: $name }) { whiteboard { name } } }`;
@@ -18,10 +19,7 @@ const changes = `query($organization: Int!, $after: String) {
 
 beforeAll(async () => {
   server = await startTestServer({ ...webhookEnv, LOG_LEVEL: 'error' });
-  const boards = await server.graphql(
-    '{ whiteboards(first: 1, orderBy: [{ field: id, direction: ASC }]) { edges { node { rowId organizationId } } } }',
-  );
-  board = boards.data!.whiteboards.edges[0].node;
+  board = await firstBoard(server);
 });
 afterEach(async () => {
   await receiver?.close();

@@ -1,31 +1,18 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../src/db/index.js';
-import type { DemoKeys } from '../src/db/seed/keys.js';
-import { openTestDatabase, postgresServerUrl } from './helpers/database.js';
-import { startInstance } from './helpers/server.js';
-import { postGraphQL } from './helpers/graphql.js';
+import { postgresServerUrl } from './helpers/database.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
 
 // A change that PostgreSQL aborts because it collided with another transaction (a deadlock) is the
 // caller's to send again, not a bug: CONFLICT, with `retryable`, never a 500. A deadlock needs two
 // sessions, so this file runs on a PostgreSQL database of its own whatever the engine of the others.
 
-let database: Database;
-let keys: DemoKeys;
-let url: string;
-let drop: () => Promise<void>;
-let instance: Awaited<ReturnType<typeof startInstance>>;
+let server: TestServer;
 
 beforeAll(async () => {
-  const opened = await openTestDatabase(postgresServerUrl());
-  ({ database, keys, drop } = opened);
-  url = opened.url!;
-  instance = await startInstance();
+  server = await startTestServer({}, { serverUrl: postgresServerUrl() });
 });
-afterAll(async () => {
-  await instance?.close();
-  await drop?.();
-});
+afterAll(() => server?.close());
 
 const move = `mutation($input: MoveWhiteboardObjectInstancesInput!) {
   moveWhiteboardObjectInstances(input: $input) { whiteboardObjectInstances { rowId x } }
@@ -33,19 +20,19 @@ const move = `mutation($input: MoveWhiteboardObjectInstancesInput!) {
 
 describe('a change that deadlocks with another session', () => {
   it('is answered CONFLICT (retryable), changes nothing, and succeeds when sent again', async () => {
-    const { prisma } = database;
+    const { prisma } = server.database;
     const object = await prisma.whiteboardObject.findFirstOrThrow({ orderBy: { id: 'asc' } });
     const [low, high] = await prisma.whiteboardObjectInstance.createManyAndReturn({
       data: [{ objectId: object.id }, { objectId: object.id }],
     });
     const input = { whiteboardId: object.whiteboardId, instances: [low, high].map(({ id }) => ({ rowId: id, x: 7 })) };
-    const other = new pg.Client({ connectionString: url });
+    const other = new pg.Client({ connectionString: server.databaseUrl });
     await other.connect();
     try {
       // The other session holds the higher row; the move locks the lower one, then waits for it.
       await other.query('BEGIN');
       await other.query('SELECT 1 FROM whiteboard_object_instance WHERE id = $1 FOR UPDATE', [high.id]);
-      const answer = postGraphQL(instance.url, move, { variables: { input }, key: keys.owner });
+      const answer = server.graphql(move, { input });
       // Asked on a session of its own: within a transaction, pg_stat_activity stays as it was first read.
       await expect
         .poll(async () => {
@@ -70,7 +57,7 @@ describe('a change that deadlocks with another session', () => {
     }
     const rows = await prisma.whiteboardObjectInstance.findMany({ where: { id: { in: [low.id, high.id] } } });
     expect(rows.map((row) => row.x)).toEqual([0, 0]);
-    const again = await postGraphQL(instance.url, move, { variables: { input }, key: keys.owner });
+    const again = await server.graphql(move, { input });
     expect(
       again.data?.moveWhiteboardObjectInstances.whiteboardObjectInstances.map((row: { x: number }) => row.x),
     ).toEqual([7, 7]);

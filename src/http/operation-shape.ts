@@ -164,12 +164,7 @@ export function operationShape(
   introspectionBudget: number,
 ): OperationShape {
   const fragments = fragmentsOf(document);
-  const root =
-    operation.operation === 'query'
-      ? schema.getQueryType()
-      : operation.operation === 'mutation'
-        ? schema.getMutationType()
-        : schema.getSubscriptionType();
+  const root = schema.getRootType(operation.operation);
   const walk = new ShapeWalk(schema, fragments, introspectionBudget);
   const part = walk.selections(operation.selectionSet, root ?? undefined);
   const pathsOf = (field: '__schema' | '__type') => [

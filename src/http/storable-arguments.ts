@@ -55,12 +55,7 @@ function argumentSites(
       }
     }
   };
-  const root =
-    operation.operation === 'query'
-      ? schema.getQueryType()
-      : operation.operation === 'mutation'
-        ? schema.getMutationType()
-        : schema.getSubscriptionType();
+  const root = schema.getRootType(operation.operation);
   walk(operation.selectionSet, root);
   return sites;
 }

@@ -92,7 +92,9 @@ function rowTarget(name: string, spec: RowSpec, target: string): Pick<Route, 'pa
   };
 }
 
-const inputOf = (mutation: string) => `${upperFirst(mutation)}Input!`;
+/** A mutation operation taking `input` (of the type named after the mutation unless `input` names another) and selecting `select` from the payload. */
+const mutationDocument = (name: string, mutation: string, select: string, input = `${upperFirst(mutation)}Input!`) =>
+  document('mutation', name, { input }, `${mutation}(input: $input) { ${select} }`);
 
 /** The routes of one legacy group. */
 export function verbs(group: Group) {
@@ -136,6 +138,22 @@ export function verbs(group: Group) {
     });
   };
 
+  /** A query field's value (an object or a list) for arguments from the request. */
+  const read = (name: string, path: string, spec: { field: string; select: string; args?: Args }): Route => {
+    const request = requestArgs(spec.args);
+    return route(name, 'GET', path, {
+      kind: 'object',
+      operation: document(
+        'query',
+        name,
+        request.vars,
+        `${spec.field}${argumentList(request.values)} { ${spec.select} }`,
+      ),
+      pathParams: request.pathParams,
+      queryParams: request.queryParams,
+    });
+  };
+
   return {
     list: (name: string, path: string, spec: ListSpec): Route => page(name, path, spec, false),
 
@@ -159,37 +177,11 @@ export function verbs(group: Group) {
         ...rowTarget(name, spec, 'id'),
       }),
 
-    /** A query field's value (an object or a list) for arguments from the request. */
-    read: (name: string, path: string, spec: { field: string; select: string; args?: Args }): Route => {
-      const request = requestArgs(spec.args);
-      return route(name, 'GET', path, {
-        kind: 'object',
-        operation: document(
-          'query',
-          name,
-          request.vars,
-          `${spec.field}${argumentList(request.values)} { ${spec.select} }`,
-        ),
-        pathParams: request.pathParams,
-        queryParams: request.queryParams,
-      });
-    },
+    read,
 
     /** `[{value, label}]` from a field returning [Choice!]!. */
-    choices: (name: string, path: string, spec: { field: string; args?: Args }): Route => {
-      const request = requestArgs(spec.args);
-      return route(name, 'GET', path, {
-        kind: 'object',
-        operation: document(
-          'query',
-          name,
-          request.vars,
-          `${spec.field}${argumentList(request.values)} { value label }`,
-        ),
-        pathParams: request.pathParams,
-        queryParams: request.queryParams,
-      });
-    },
+    choices: (name: string, path: string, spec: { field: string; args?: Args }): Route =>
+      read(name, path, { ...spec, select: 'value label' }),
 
     /** Creates a row from the body (and the path); answers 201 with it. */
     create: (name: string, path: string, spec: MutationSpec & { pathParams?: Record<string, string> }): Route => {
@@ -197,12 +189,7 @@ export function verbs(group: Group) {
       return route(name, 'POST', path, {
         kind: 'payload',
         status: 201,
-        operation: document(
-          'mutation',
-          name,
-          { input: inputOf(mutation) },
-          `${mutation}(input: $input) { ${lowerFirst(spec.type)} { ${spec.select} } }`,
-        ),
+        operation: mutationDocument(name, mutation, `${lowerFirst(spec.type)} { ${spec.select} }`),
         pathParams: spec.pathParams,
         body: 'input',
       });
@@ -213,12 +200,7 @@ export function verbs(group: Group) {
       const field = lowerFirst(spec.type);
       return route(name, 'PUT', path, {
         kind: 'payload',
-        operation: document(
-          'mutation',
-          name,
-          { input: inputOf(mutation) },
-          `${mutation}(input: $input) { ${field} { rowId } }`,
-        ),
+        operation: mutationDocument(name, mutation, `${field} { rowId }`),
         answer: document('query', `${name} Answer`, { id: 'Int!' }, `${field}(rowId: $id) { ${spec.select} }`),
         ...rowTarget(name, spec, 'input.rowId'),
         body: 'input',
@@ -235,12 +217,7 @@ export function verbs(group: Group) {
       return route(name, 'DELETE', path, {
         kind: 'empty',
         status: 204,
-        operation: document(
-          'mutation',
-          name,
-          { input: inputOf(mutation) },
-          `${mutation}(input: $input) { deletedRowId }`,
-        ),
+        operation: mutationDocument(name, mutation, 'deletedRowId'),
         ...rowTarget(name, spec, 'input.rowId'),
         queryParams: spec.query,
       });
@@ -255,12 +232,7 @@ export function verbs(group: Group) {
     ): Route =>
       route(name, method, path, {
         kind: 'payload',
-        operation: document(
-          'mutation',
-          name,
-          { input: spec.input ?? inputOf(spec.mutation) },
-          `${spec.mutation}(input: $input) { ${spec.result} }`,
-        ),
+        operation: mutationDocument(name, spec.mutation, spec.result, spec.input),
         pathParams: { [spec.param]: 'input.rowId' },
       }),
 
@@ -274,12 +246,7 @@ export function verbs(group: Group) {
       route(name, method, path, {
         kind: 'payload',
         status: spec.status,
-        operation: document(
-          'mutation',
-          name,
-          { input: inputOf(spec.mutation) },
-          `${spec.mutation}(input: $input) { ${spec.result} }`,
-        ),
+        operation: mutationDocument(name, spec.mutation, spec.result),
         pathParams: spec.pathParams,
         body: 'input',
       }),
@@ -292,12 +259,7 @@ export function verbs(group: Group) {
     ): Route =>
       route(name, 'PUT', path, {
         kind: 'object',
-        operation: document(
-          'mutation',
-          name,
-          { input: inputOf(spec.mutation) },
-          `${spec.mutation}(input: $input) { ${spec.select} }`,
-        ),
+        operation: mutationDocument(name, spec.mutation, spec.select),
         pathParams: spec.pathParams,
         body: 'input',
       }),

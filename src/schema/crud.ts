@@ -32,6 +32,17 @@ export interface FieldSpec {
   description?: string;
 }
 
+/** A description or other free text: up to 10,000 characters. */
+export const longText: FieldSpec = { type: 'String', maxLength: 10_000 };
+
+/** The board a new row goes on, in the board's organization. */
+export const boardOfRow: FieldSpec = {
+  type: 'Int',
+  required: true,
+  references: 'Whiteboard',
+  description: 'Row id of the board.',
+};
+
 /** A column a create or update can write. */
 export type ColumnName<M extends OrganizationScopedModel> = keyof NewRow<M> & string;
 

@@ -1,5 +1,5 @@
 import { builder } from './builder.js';
-import { defineCrudMutations, defineReorderMutation, type FieldSpec } from './crud.js';
+import { defineCrudMutations, defineReorderMutation, type FieldSpec, boardOfRow, longText } from './crud.js';
 import { badUserInput } from './errors.js';
 import { rowIdNode } from './global-id.js';
 import { DataStreamConnectionDirection } from './enums.js';
@@ -98,7 +98,6 @@ defineRootFields({
   order: ['id', 'order', 'name', 'createdAt', 'updatedAt'],
 });
 
-const longText: FieldSpec = { type: 'String', maxLength: 10_000 };
 const position: FieldSpec = {
   type: 'Int',
   min: 1,
@@ -112,7 +111,7 @@ defineCrudMutations({
   action: 'editContent',
   parent: 'whiteboardId',
   fields: {
-    whiteboardId: { type: 'Int', required: true, references: 'Whiteboard', description: 'Row id of the board.' },
+    whiteboardId: boardOfRow,
     name: { type: 'String', required: true },
     description: longText,
     icon: { type: 'String' },

@@ -2,7 +2,7 @@ import { tenancyWhere } from '../auth/tenancy.js';
 import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
 import { Choice } from './choices.js';
-import { defineCrudMutations } from './crud.js';
+import { defineCrudMutations, longText } from './crud.js';
 import { rowIdNode } from './global-id.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf } from './context.js';
@@ -51,7 +51,7 @@ defineCrudMutations({
       description: 'Row id of the object to publish; the entry joins the organization of its board.',
     },
     name: { type: 'String', required: true },
-    description: { type: 'String', maxLength: 10_000 },
+    description: longText,
   },
   onCreate: async (tx, data, ctx) => {
     const object = await tx.whiteboardObject.findUniqueOrThrow({

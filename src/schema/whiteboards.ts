@@ -3,7 +3,7 @@ import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
 import { findForChange } from './changes.js';
 import { principalOf, type Context } from './context.js';
-import { defineCrudMutations, targetRowId, type CrudSpec } from './crud.js';
+import { defineCrudMutations, targetRowId, type CrudSpec, longText } from './crud.js';
 import { rowIdNode } from './global-id.js';
 import { writePlan } from '../write-plans/extension.js';
 import { updateRow, writtenRow, type WrittenRow } from './row-update.js';
@@ -141,7 +141,7 @@ const whiteboardCrud: CrudSpec<'Whiteboard', 'organizationId'> = {
   fields: {
     organizationId: { type: 'Int', references: 'Organization', description: 'Defaults to the active organization.' },
     name: { type: 'String', required: true },
-    description: { type: 'String', maxLength: 10_000 },
+    description: longText,
     miniDrawingId: {
       type: 'Int',
       references: 'File',

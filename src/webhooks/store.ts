@@ -9,6 +9,10 @@ type Run = DatabaseEngine['queryRows'];
 /** How long a claimed delivery stays an instance's: an attempt's 10 s bound, with room for recording its outcome. */
 export const LEASE_MS = 30_000;
 
+/** The rows' values column by column, one array a key: the parameters a statement unnests back into rows. */
+const columns = <T, K extends keyof T>(rows: readonly T[], keys: readonly K[]) =>
+  keys.map((key) => rows.map((row) => row[key]));
+
 /** Prisma's `@updatedAt` columns are UTC timestamps without a zone. */
 const utcNow = `(now() AT TIME ZONE 'UTC')`;
 
@@ -133,12 +137,7 @@ WHERE e.enabled AND e.id IN (SELECT endpoint_id FROM written WHERE gone)`;
 export async function recordOutcomes(run: Run, outcomes: readonly Outcome[]): Promise<void> {
   if (outcomes.length === 0) return;
   await run(outcomesSql, [
-    outcomes.map((outcome) => outcome.id),
-    outcomes.map((outcome) => outcome.attempt),
-    outcomes.map((outcome) => outcome.status),
-    outcomes.map((outcome) => outcome.excerpt),
-    outcomes.map((outcome) => outcome.retryInMs),
-    outcomes.map((outcome) => outcome.gone),
+    ...columns(outcomes, ['id', 'attempt', 'status', 'excerpt', 'retryInMs', 'gone']),
     RETRY_WINDOW_MS,
   ]);
 }
@@ -207,14 +206,8 @@ export async function fanOut(
 ): Promise<void> {
   if (moves.length === 0) return;
   await run(fanOutSql, [
-    moves.map((move) => move.endpointId),
-    moves.map((move) => move.previous),
-    moves.map((move) => move.next),
-    deliveries.map((delivery) => delivery.endpointId),
-    deliveries.map((delivery) => delivery.messageId),
-    deliveries.map((delivery) => delivery.eventType),
-    deliveries.map((delivery) => delivery.lane),
-    deliveries.map((delivery) => delivery.body),
+    ...columns(moves, ['endpointId', 'previous', 'next']),
+    ...columns(deliveries, ['endpointId', 'messageId', 'eventType', 'lane', 'body']),
   ]);
 }
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/index.js';
-import type { DemoKeys } from '../../src/db/seed/keys.js';
+import { openDatabase } from '../../src/db/index.js';
 import { CommitCutProxy, type Cut } from '../helpers/commit-cut-proxy.js';
-import { openTestDatabase, postgresServerUrl } from '../helpers/database.js';
+import { postgresServerUrl } from '../helpers/database.js';
 import { sendGraphQL } from '../helpers/graphql.js';
-import { startInstance } from '../helpers/server.js';
+import { createBoardKeyed } from '../helpers/idempotency.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 // A create whose connection is cut at its COMMIT (half the time before the server gets it, half
 // after: then it commits and its answer is lost) is answered OUTCOME_UNKNOWN; sent again with its
@@ -15,51 +15,40 @@ import { startInstance } from '../helpers/server.js';
 
 const ROUNDS = Number(process.env.COMMIT_CUT_ROUNDS ?? 1000);
 
-let direct: Awaited<ReturnType<typeof openTestDatabase>>;
-let proxied: Database;
+let server: TestServer;
 let proxy: CommitCutProxy;
-let instance: Awaited<ReturnType<typeof startInstance>>;
-let keys: DemoKeys;
 
 beforeAll(async () => {
-  direct = await openTestDatabase(postgresServerUrl());
-  keys = direct.keys;
-  const url = new URL(direct.url!);
-  proxy = new CommitCutProxy({ host: url.hostname, port: Number(url.port || 5432) });
-  const port = await proxy.start();
-  url.host = `127.0.0.1:${port}`;
-  // The gateway's database, through the proxy; the last opened is the one the gateway uses.
-  proxied = await openDatabase({
-    databaseUrl: url.toString(),
-    poolSize: 4,
-    // Every statement of the gateway's own is parsed each time it runs, so the proxy sees the rename's text every time.
-    preparedStatements: 'unnamed',
-    databaseBounds: { connectTimeoutMs: 2000, statementTimeoutMs: 5000, lockTimeoutMs: 2000 },
-  });
-  instance = await startInstance({ DATABASE_CONNECT_TIMEOUT_MS: '2000', DATABASE_STATEMENT_TIMEOUT_MS: '5000' });
+  server = await startTestServer(
+    { DATABASE_CONNECT_TIMEOUT_MS: '2000', DATABASE_STATEMENT_TIMEOUT_MS: '5000' },
+    {
+      serverUrl: postgresServerUrl(),
+      async openGatewayDatabase(databaseUrl) {
+        const url = new URL(databaseUrl);
+        proxy = new CommitCutProxy({ host: url.hostname, port: Number(url.port || 5432) });
+        url.host = `127.0.0.1:${await proxy.start()}`;
+        return openDatabase({
+          databaseUrl: url.toString(),
+          poolSize: 4,
+          // Every statement of the gateway's own is parsed each time it runs, so the proxy sees the rename's text every time.
+          preparedStatements: 'unnamed',
+          databaseBounds: { connectTimeoutMs: 2000, statementTimeoutMs: 5000, lockTimeoutMs: 2000 },
+        });
+      },
+    },
+  );
 });
 
 afterAll(async () => {
-  await instance?.close();
-  await proxied?.close();
+  await server?.close();
   await proxy?.stop();
-  await direct?.drop();
 }, 60_000);
 
-const create = `mutation($input: CreateWhiteboardInput!) { createWhiteboard(input: $input) { whiteboard { rowId name } } }`;
-
-async function send(name: string, key: string) {
-  const response = await sendGraphQL(instance.url, create, {
-    variables: { input: { name } },
-    key: keys.owner,
-    headers: { 'Idempotency-Key': key },
-  });
-  return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() };
-}
+const send = (name: string, key: string) => createBoardKeyed(server, name, key);
 
 it(`a create cut at COMMIT and retried with its key makes exactly one row, ${ROUNDS} times out of ${ROUNDS}`, async () => {
   const outcomes = { before: 0, after: 0, committed: 0, rolledBack: 0 };
-  const prisma = direct.database.prisma;
+  const prisma = server.database.prisma;
   for (let round = 0; round < ROUNDS; round++) {
     const [name, key] = [`Cut ${round} ${randomUUID()}`, randomUUID()];
     const cut: Cut = round % 2 === 0 ? 'before' : 'after';
@@ -95,16 +84,16 @@ const rename = `mutation($input: UpdateWhiteboardInput!) { updateWhiteboard(inpu
 const ROUNDS_OF_RENAMES = Math.min(ROUNDS, 100);
 
 it(`a rename (one statement, its own transaction) cut as it is sent is OUTCOME_UNKNOWN, and retried with its key is made once, ${ROUNDS_OF_RENAMES} times`, async () => {
-  const prisma = direct.database.prisma;
+  const prisma = server.database.prisma;
   const board = await prisma.whiteboard.create({ data: { name: 'Cut rename', organizationId: 1, authorId: 1 } });
   for (let round = 0; round < ROUNDS_OF_RENAMES; round++) {
     const [name, key] = [`Cut rename ${round} ${randomUUID()}`, randomUUID()];
     const cut: Cut = round % 2 === 0 ? 'before' : 'after';
     proxy.arm(cut, /^WITH target AS/);
     const send = () =>
-      sendGraphQL(instance.url, rename, {
+      sendGraphQL(server.url, rename, {
         variables: { input: { rowId: board.id, name } },
-        key: keys.owner,
+        key: server.keys.owner,
         headers: { 'Idempotency-Key': key },
       }).then(async (response) => ({ status: response.status, body: await response.json() }));
     const first = await send();
@@ -118,14 +107,14 @@ it(`a rename (one statement, its own transaction) cut as it is sent is OUTCOME_U
 }, 600_000);
 
 it('a REST POST cut at COMMIT is 503 with Retry-After and its own detail, and retried with its key makes one row', async () => {
-  const prisma = direct.database.prisma;
+  const prisma = server.database.prisma;
   for (let round = 0; round < Math.min(ROUNDS, 20); round++) {
     const [name, key] = [`Cut REST ${round} ${randomUUID()}`, randomUUID()];
     proxy.arm(round % 2 === 0 ? 'before' : 'after');
     const post = () =>
-      fetch(`${instance.url}/api/whiteboard/v1/`, {
+      fetch(`${server.url}/api/whiteboard/v1/`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': keys.owner, 'Idempotency-Key': key },
+        headers: { 'content-type': 'application/json', 'x-api-key': server.keys.owner, 'Idempotency-Key': key },
         body: JSON.stringify({ name }),
       });
     const first = await post();

@@ -34,3 +34,16 @@ export async function keyFor(server: TestServer, email: string, permission: ApiK
   return (await createApiKey(server.database.prisma, { userId: user.id, name: `test ${permission}`, permission }))
     .secret;
 }
+
+/** Sends the operation of `send` with each of `keys`: each refused FORBIDDEN, changing nothing (expectNothingChanged). */
+export async function expectForbiddenToEach(
+  server: TestServer,
+  keys: string[],
+  send: (key: string) => Promise<GraphQLResponse>,
+  watched?: () => Promise<unknown>,
+) {
+  for (const key of keys) {
+    const response = await expectNothingChanged(server, () => send(key), watched);
+    expect(failure(response).code).toBe('FORBIDDEN');
+  }
+}

@@ -13,7 +13,10 @@ import { postGraphQL, type GraphQLResponse } from './graphql.js';
 export interface TestServer {
   url: string;
   gateway: Gateway;
+  /** The test's own database (not the gateway's, where openGatewayDatabase gave one). */
   database: Database;
+  /** Its URL, for sessions of a test's own: on PostgreSQL only. */
+  databaseUrl?: string;
   /** The demo roles' API keys. */
   keys: DemoKeys;
   /** Sends a GraphQL operation over HTTP, as a client would, with the demo owner's key unless another (or null) is given. */
@@ -51,30 +54,54 @@ export async function startInstance(
   };
 }
 
+/** Where startTestServer's database is, and what the gateway reaches it through. */
+export interface TestServerDatabase {
+  /** A PostgreSQL server to make the database on, whatever the engine of the other files (postgresServerUrl()): TEST_DATABASE_URL's engine by default. */
+  serverUrl?: string;
+  /** Opens the database the gateway uses (through a proxy, with bounds of its own) from the test's database's URL; closed again before that is dropped. */
+  openGatewayDatabase?(databaseUrl: string): Promise<Database>;
+}
+
 /** The whole gateway on a real port over this test file's own seeded database. */
-export async function startTestServer(env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
-  const { database, keys, drop } = await openTestDatabase();
-  const instance = await startInstance(env);
+export async function startTestServer(
+  env: NodeJS.ProcessEnv = {},
+  { serverUrl = process.env.TEST_DATABASE_URL, openGatewayDatabase }: TestServerDatabase = {},
+): Promise<TestServer> {
+  const { database, keys, url: databaseUrl, drop } = await openTestDatabase(serverUrl);
+  let gatewayDatabase: Database | undefined;
+  let instance: Awaited<ReturnType<typeof startInstance>>;
+  try {
+    // Opened last, so it is the process's database, the one the gateway uses.
+    gatewayDatabase = await openGatewayDatabase?.(databaseUrl!);
+    instance = await startInstance(env);
+  } catch (error) {
+    await gatewayDatabase?.close();
+    await drop();
+    throw error;
+  }
   const { url, gateway } = instance;
+  const counted = gatewayDatabase ?? database;
 
   return {
     url,
     gateway,
     database,
+    databaseUrl,
     keys,
     graphql: (query, variables, key = keys.owner) => postGraphQL(url, query, { variables, key }),
     async countStatements(work) {
       const statements: string[] = [];
       const listener = (sql: string) => statements.push(sql);
-      database.onQuery.add(listener);
+      counted.onQuery.add(listener);
       try {
         return { result: await work(), statements };
       } finally {
-        database.onQuery.delete(listener);
+        counted.onQuery.delete(listener);
       }
     },
     async close() {
       await instance.close();
+      await gatewayDatabase?.close();
       await drop();
     },
   };

@@ -1,6 +1,6 @@
 import type { Columns } from '../../db/delegate.js';
 import type { Transaction } from '../changes.js';
-import { defineCrudMutations } from '../crud.js';
+import { defineCrudMutations, boardOfRow } from '../crud.js';
 import { HighlightOperand } from '../enums.js';
 import { badUserInput } from '../errors.js';
 import { ruleProblem, type Rule } from './rules.js';
@@ -12,7 +12,7 @@ defineCrudMutations({
   action: 'editContent',
   parent: 'whiteboardId',
   fields: {
-    whiteboardId: { type: 'Int', required: true, references: 'Whiteboard', description: 'Row id of the board.' },
+    whiteboardId: boardOfRow,
     name: { type: 'String', required: true },
     isActive: { type: 'Boolean', description: 'Whether the highlights of the group apply; true when not given.' },
   },
@@ -69,7 +69,7 @@ defineCrudMutations({
   action: 'editContent',
   parent: 'whiteboardId',
   fields: {
-    whiteboardId: { type: 'Int', required: true, references: 'Whiteboard', description: 'Row id of the board.' },
+    whiteboardId: boardOfRow,
     groupId: {
       type: 'Int',
       references: 'WhiteboardHighlightGroup',

@@ -22,6 +22,10 @@ function documentValue(value: ReturnType<typeof storedValue>): DocumentValue | n
   return value instanceof Date ? value.toISOString().slice(0, 10) : value;
 }
 
+/** The fields `keys` of `row`, in that order: what a document holds of it. */
+const pick = <T, K extends keyof T>(row: T, keys: readonly K[]) =>
+  Object.fromEntries(keys.map((key) => [key, row[key]])) as Pick<T, K>;
+
 // A class attribute is reached from the board's rows by reference, so it may belong to another
 // organization (relationTenancy): its organization is read along, and such references left out.
 const attributeWithOrganization = { code: true, type: true, ...organizationSelect('ClassConfAttribute') } as const;
@@ -66,7 +70,7 @@ function toDocument(
       name: object.name,
       description: object.description,
       classConfId: object.classConfId,
-      instances: object.instances.map(({ x, y, width, height, zIndex }) => ({ x, y, width, height, zIndex })),
+      instances: object.instances.map((instance) => pick(instance, ['x', 'y', 'width', 'height', 'zIndex'])),
       attributes: Object.fromEntries(
         object.attributes
           .filter(visible)
@@ -74,17 +78,8 @@ function toDocument(
           .filter((entry): entry is [string, DocumentValue] => entry[1] !== null),
       ),
     })),
-    objectConnections: board.objectConnections.map(
-      ({ id, sourceObjectId, targetObjectId, name, color, direction, shape, style }) => ({
-        id,
-        sourceObjectId,
-        targetObjectId,
-        name,
-        color,
-        direction,
-        shape,
-        style,
-      }),
+    objectConnections: board.objectConnections.map((connection) =>
+      pick(connection, ['id', 'sourceObjectId', 'targetObjectId', 'name', 'color', 'direction', 'shape', 'style']),
     ),
     relations: board.objects.flatMap((object) =>
       object.childRelations.map(({ childObjectId }) => ({ parentObjectId: object.id, childObjectId })),
@@ -94,36 +89,24 @@ function toDocument(
       description: stream.description,
       icon: stream.icon,
       color: stream.color,
-      slides: stream.slides.map(
-        ({
-          name,
-          description,
-          connectionsIsUsed,
-          enableCamera,
-          cameraX1,
-          cameraY1,
-          cameraX2,
-          cameraY2,
-          enableDescription,
-        }) => ({
-          name,
-          description,
-          connectionsIsUsed,
-          enableCamera,
-          cameraX1,
-          cameraY1,
-          cameraX2,
-          cameraY2,
-          enableDescription,
-        }),
+      slides: stream.slides.map((slide) =>
+        pick(slide, [
+          'name',
+          'description',
+          'connectionsIsUsed',
+          'enableCamera',
+          'cameraX1',
+          'cameraY1',
+          'cameraX2',
+          'cameraY2',
+          'enableDescription',
+        ]),
       ),
-      connections: stream.connections.map(({ objectConnectionId, direction, description }) => ({
-        objectConnectionId,
-        direction,
-        description,
-      })),
+      connections: stream.connections.map((connection) =>
+        pick(connection, ['objectConnectionId', 'direction', 'description']),
+      ),
     })),
-    highlightGroups: board.highlightGroups.map(({ id, name, isActive }) => ({ id, name, isActive })),
+    highlightGroups: board.highlightGroups.map((group) => pick(group, ['id', 'name', 'isActive'])),
     highlights: board.highlights.filter(visible).map((highlight) => ({
       name: highlight.name,
       color: highlight.color,

@@ -1,9 +1,8 @@
-import { defineCrudMutations, type FieldSpec } from '../crud.js';
+import { defineCrudMutations, type FieldSpec, boardOfRow, longText } from '../crud.js';
 import { ObjectConnectionDirection, ObjectConnectionShape, ObjectConnectionStyle } from '../enums.js';
 import { badUserInput } from '../errors.js';
 import { principalOf } from '../context.js';
 
-const longText: FieldSpec = { type: 'String', maxLength: 10_000 };
 const size: FieldSpec = { type: 'Float', min: 0 };
 
 // Deleting an object (with its instances, values, connections and relations) is editing the board's content, like creating it.
@@ -14,7 +13,7 @@ defineCrudMutations({
   action: 'editContent',
   parent: 'whiteboardId',
   fields: {
-    whiteboardId: { type: 'Int', required: true, references: 'Whiteboard', description: 'Row id of the board.' },
+    whiteboardId: boardOfRow,
     classConfId: {
       type: 'Int',
       references: 'ClassConf',
@@ -67,7 +66,7 @@ defineCrudMutations({
   action: 'editContent',
   parent: 'whiteboardId',
   fields: {
-    whiteboardId: { type: 'Int', required: true, references: 'Whiteboard', description: 'Row id of the board.' },
+    whiteboardId: boardOfRow,
     sourceObjectId: {
       type: 'Int',
       required: true,
