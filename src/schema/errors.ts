@@ -54,6 +54,11 @@ export function notFound(what: string): GraphQLError {
   return expected('NOT_FOUND', `${what} not found`);
 }
 
+/** The row a mutation changed is gone since (schema/loaders.ts, changedRow): the change was made all the same. */
+export function deletedSince(what: string, rowId: number): GraphQLError {
+  return expected('NOT_FOUND', `${what} ${rowId} not found: the change was made, and the row was deleted since`);
+}
+
 export const isNotFound = (error: unknown) => error instanceof GraphQLError && error.extensions.code === 'NOT_FOUND';
 
 /** For a lookup's `.catch`: no such row is null; any other failure (a lost database, a bug) keeps its cause. */

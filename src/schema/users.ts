@@ -11,7 +11,7 @@ import { readPlan } from '../read-plans/extensions.js';
 import { visibleRelation } from './relations.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf, type Context } from './context.js';
-import { plannedRow } from './loaders.js';
+import { changedRow, plannedRow } from './loaders.js';
 import { versionOptions } from './versions.js';
 
 builder.prismaNode('User', {
@@ -80,7 +80,7 @@ function userPayload(name: string) {
     fields: (t) => ({
       user: t.prismaField({
         type: 'User',
-        resolve: (query, payload) => plannedRow('User', query, payload.userId),
+        resolve: (query, payload) => changedRow('User', query, payload.userId),
       }),
     }),
   });

@@ -1,6 +1,5 @@
 import type { OrganizationScopedModel } from '../auth/tenancy.js';
-import { delegateOf, type Client } from '../db/delegate.js';
-import { Prisma } from '../generated/prisma/client.js';
+import { delegateOf, matchedNoRow, type Client } from '../db/delegate.js';
 import type { InputFields } from './builder.js';
 import { notFound, versionConflict } from './errors.js';
 
@@ -27,10 +26,6 @@ export type VersionedWhere = { id: number; version?: number };
 
 const versionedWhere = (rowId: number, expected: number | null | undefined): VersionedWhere =>
   expected == null ? { id: rowId } : { id: rowId, version: expected };
-
-/** Prisma's error for an update or delete whose `where` matched no row. */
-const matchedNoRow = (error: unknown) =>
-  error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025';
 
 /**
  * The refusal of a write that found the row at another version than expected: CONFLICT with the

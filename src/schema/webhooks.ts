@@ -11,7 +11,7 @@ import { deletedPayload, rowTargetFields, targetRowId } from './crud.js';
 import { WebhookDeliveryState, WebhookDisabledReason } from './enums.js';
 import { badUserInput, forbidden } from './errors.js';
 import { rowIdNode } from './global-id.js';
-import { plannedRow } from './loaders.js';
+import { changedRow } from './loaders.js';
 import { maxPageSize } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 import { atExpectedVersion, expectedVersionField, versionOptions } from './versions.js';
@@ -288,7 +288,7 @@ const RedeliverWebhookDeliveriesInput = builder.inputType('RedeliverWebhookDeliv
 function endpointOf<P extends { rowId: number }>(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, P>) {
   return t.prismaField({
     type: WebhookEndpoint,
-    resolve: (query, payload) => plannedRow('WebhookEndpoint', query, payload.rowId),
+    resolve: (query, payload) => changedRow('WebhookEndpoint', query, payload.rowId),
   });
 }
 

@@ -8,7 +8,7 @@ import { targetRowId } from '../crud.js';
 import { badUserInput, notFound } from '../errors.js';
 import { parseAttributeValue, valueColumns } from './attribute-values.js';
 import { choicesFor } from './choices.js';
-import { plannedRow } from '../loaders.js';
+import { changedRow } from '../loaders.js';
 
 const UpdateInput = builder.inputType('UpdateWhiteboardObjectAttributeInput', {
   description:
@@ -30,7 +30,7 @@ const Payload = builder.objectRef<{ rowId: number }>('UpdateWhiteboardObjectAttr
   fields: (t) => ({
     whiteboardObjectAttribute: t.prismaField({
       type: 'WhiteboardObjectAttribute',
-      resolve: (query, payload) => plannedRow('WhiteboardObjectAttribute', query, payload.rowId),
+      resolve: (query, payload) => changedRow('WhiteboardObjectAttribute', query, payload.rowId),
     }),
   }),
 });
