@@ -8,7 +8,8 @@ import { parameter, sql, type SQL } from '../read-plans/sql.js';
 import { type Join, modelCatalog } from './model-catalog.js';
 import { authorize, nextStep, stepFenced } from './changes.js';
 import { principalOf, type Context } from './context.js';
-import { notFound, versionConflict } from './errors.js';
+import { notFound } from './errors.js';
+import { staleConflict } from './versions.js';
 import { changedRow } from './loaders.js';
 import {
   answerColumns,
@@ -193,7 +194,7 @@ export async function updateRow<M extends OrganizationScopedModel>(
   if (typeof answer.stale === 'string') {
     const current = rowOf(update.model, JSON.parse(answer.stale));
     // The statement read a versioned model's row.
-    throw versionConflict(update.label, current as typeof current & { version: number });
+    throw staleConflict(update.model, update.label, current as typeof current & { version: number });
   }
   // Allowed yet not written: the row went between the check and the update.
   throw notFound(update.label);
