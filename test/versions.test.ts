@@ -246,6 +246,13 @@ describe('the mutations that took no expected version before', () => {
     `mutation($input: ${verb === 'enable' ? 'Enable' : 'Disable'}WebhookEndpointInput!) { ${verb}WebhookEndpoint(input: $input) { webhookEndpoint { version enabled } } }`;
   const owner = () => prisma().user.findUniqueOrThrow({ where: { email: demo.users.owner.email } });
 
+  /** Sends a write at a stale version: it changes nothing and is CONFLICT; answers the conflict's extensions. */
+  async function refusedAsStale(mutation: string, input: Record<string, unknown>, watched?: () => Promise<unknown>) {
+    const refused = await expectNothingChanged(server, () => server.graphql(mutation, { input }), watched);
+    expect(failure(refused)).toEqual({ code: 'CONFLICT', field: 'input.expectedVersion' });
+    return refused.errors![0].extensions as Record<string, unknown>;
+  }
+
   /** A string value an Acme object holds, and the object's class attribute it is of. */
   const stringValue = () =>
     prisma().whiteboardObjectAttribute.findFirstOrThrow({
@@ -261,13 +268,8 @@ describe('the mutations that took no expected version before', () => {
 
   it('updateMe and updateActiveOrganization change the caller at its version, and refuse another', async () => {
     const user = await owner();
-    const stale = await expectNothingChanged(
-      server,
-      () => server.graphql(updateMe, { input: { firstName: 'Stale', expectedVersion: user.version + 1 } }),
-      owner,
-    );
-    expect(failure(stale)).toEqual({ code: 'CONFLICT', field: 'input.expectedVersion' });
-    expect(stale.errors![0].extensions).toMatchObject({
+    const stale = await refusedAsStale(updateMe, { firstName: 'Stale', expectedVersion: user.version + 1 }, owner);
+    expect(stale).toMatchObject({
       currentVersion: user.version,
       current: { id: user.id, version: user.version, firstName: user.firstName },
     });
@@ -280,13 +282,8 @@ describe('the mutations that took no expected version before', () => {
       firstName: user.firstName,
     });
     const switched = { organizationId: user.activeOrganizationId };
-    const refused = await expectNothingChanged(
-      server,
-      () => server.graphql(switchTo, { input: { ...switched, expectedVersion: user.version } }),
-      owner,
-    );
-    expect(failure(refused)).toEqual({ code: 'CONFLICT', field: 'input.expectedVersion' });
-    expect(refused.errors![0].extensions!.currentVersion).toBe(user.version + 1);
+    const refused = await refusedAsStale(switchTo, { ...switched, expectedVersion: user.version }, owner);
+    expect(refused.currentVersion).toBe(user.version + 1);
     const done = await server.graphql(switchTo, { input: { ...switched, expectedVersion: user.version + 1 } });
     expect(done.data!.updateActiveOrganization.user.version).toBe(user.version + 2);
   });
@@ -294,13 +291,12 @@ describe('the mutations that took no expected version before', () => {
   it('updateWhiteboardObjectAttribute updates the value row at its version; with no row, a version expected is CONFLICT with none, and none is made', async () => {
     const value = await stringValue();
     const target = { objectId: value.objectId, attributeId: value.attributeId };
-    const stale = await expectNothingChanged(
-      server,
-      () => server.graphql(setValue, { input: { ...target, value: 'Stale', expectedVersion: value.version + 1 } }),
+    const stale = await refusedAsStale(
+      setValue,
+      { ...target, value: 'Stale', expectedVersion: value.version + 1 },
       stringValue,
     );
-    expect(failure(stale)).toEqual({ code: 'CONFLICT', field: 'input.expectedVersion' });
-    expect(stale.errors![0].extensions).toMatchObject({
+    expect(stale).toMatchObject({
       currentVersion: value.version,
       current: { id: value.id, version: value.version, valueStr: value.valueStr },
     });
@@ -315,11 +311,8 @@ describe('the mutations that took no expected version before', () => {
     });
     // Gone (cleared away with a change of class, say): an expected version names a row that is not there.
     await prisma().whiteboardObjectAttribute.delete({ where: { id: value.id } });
-    const gone = await expectNothingChanged(server, () =>
-      server.graphql(setValue, { input: { ...target, value: 'Again', expectedVersion: value.version + 1 } }),
-    );
-    expect(failure(gone)).toEqual({ code: 'CONFLICT', field: 'input.expectedVersion' });
-    expect(gone.errors![0].extensions).toMatchObject({ currentVersion: null, current: null });
+    const gone = await refusedAsStale(setValue, { ...target, value: 'Again', expectedVersion: value.version + 1 });
+    expect(gone).toMatchObject({ currentVersion: null, current: null });
     // Without one, the value is set as before: the row is made.
     const made = await server.graphql(setValue, { input: { ...target, value: value.valueStr ?? 'Made' } });
     expect(made.data!.updateWhiteboardObjectAttribute.whiteboardObjectAttribute.version).toBe(1);
@@ -336,13 +329,12 @@ describe('the mutations that took no expected version before', () => {
       stream.version + 1,
     );
     // A second editor, who read the stream before that reorder, puts its own order.
-    const second = await expectNothingChanged(
-      server,
-      () => server.graphql(reorder, { input: { dataStreamId: stream.id, ids, expectedVersion: stream.version } }),
+    const second = await refusedAsStale(
+      reorder,
+      { dataStreamId: stream.id, ids, expectedVersion: stream.version },
       streamWithSlides,
     );
-    expect(failure(second)).toEqual({ code: 'CONFLICT', field: 'input.expectedVersion' });
-    expect(second.errors![0].extensions).toMatchObject({
+    expect(second).toMatchObject({
       currentVersion: stream.version + 1,
       current: { id: stream.id, version: stream.version + 1 },
     });
