@@ -230,6 +230,63 @@ describe('the one-statement writes with a key', () => {
     expect(await entriesOf(key)).toBe(2);
   });
 
+  it('a retry after its answer was lost, of a change whose row was deleted since, is NOT_FOUND, never a 500', async () => {
+    const object = await prisma().whiteboardObject.findFirstOrThrow({ orderBy: { id: 'asc' } });
+    const updateObject = `mutation($input: UpdateWhiteboardObjectInput!) {
+      updateWhiteboardObject(input: $input) { whiteboardObject { rowId name } }
+    }`;
+    const newBoard = () => prisma().whiteboard.create({ data: { name: 'Doomed', organizationId: 1, authorId: 1 } });
+    const dropBoard = (id: number) => prisma().whiteboard.delete({ where: { id } });
+    const made = /^Whiteboard \d+ not found: the change was made, and the row was deleted since$/;
+    const cases = [
+      // One statement, answered by the write plan, then by the executor (a relation asked).
+      { query: rename, input: (id: number) => ({ rowId: id, name: 'Renamed' }), make: newBoard, drop: dropBoard, made },
+      {
+        query: rename.replace('{ rowId name }', '{ rowId name organization { rowId } }'),
+        input: (id: number) => ({ rowId: id, name: 'Renamed' }),
+        make: newBoard,
+        drop: dropBoard,
+        made,
+      },
+      // A transaction (recordChange) whose payload reads the row: a create.
+      {
+        query: create,
+        input: () => ({ name: `Made then deleted ${randomUUID()}` }),
+        make: async () => ({ id: 0 }),
+        drop: (_: number, answer: any) => dropBoard(answer.createWhiteboard.whiteboard.rowId),
+        made,
+      },
+      // A transaction whose row is looked up before its step: the row is not found there.
+      {
+        query: updateObject,
+        input: (id: number) => ({ rowId: id, name: 'Renamed' }),
+        make: () =>
+          prisma().whiteboardObject.create({
+            data: { name: 'Doomed', whiteboardId: object.whiteboardId, authorId: 1 },
+          }),
+        drop: (id: number) => prisma().whiteboardObject.delete({ where: { id } }),
+        made: /^Whiteboard object not found$/,
+      },
+    ];
+    for (const { query, input, make, drop, made } of cases) {
+      const row = await make();
+      const variables = { input: input(row.id) };
+      const key = randomUUID();
+      const first = await graphql(query, variables, keyed(key));
+      expect(first.body.errors).toBeUndefined();
+      await loseAnswer(key);
+      await drop(row.id, first.body.data);
+      const retried = await graphql(query, variables, keyed(key));
+      expect(retried.body).toMatchObject({
+        data: null,
+        errors: [{ extensions: { code: 'NOT_FOUND' }, message: expect.stringMatching(made) }],
+      });
+      // The change was not made again, and the key is left to the next retry, which answers the same.
+      expect(await entriesOf(key)).toBe(1);
+      expect(await keyRow(key)).toMatchObject({ state: 'RUNNING', result: null });
+    }
+  });
+
   it('with an expected version: a stale one is CONFLICT and not kept; the current one writes once and is replayed', async () => {
     const board = await prisma().whiteboard.create({ data: { name: 'Versioned', organizationId: 1, authorId: 1 } });
     const stale = await graphql(

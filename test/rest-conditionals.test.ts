@@ -241,3 +241,67 @@ describe('archiving over REST with If-Match', () => {
     await rest(server, 'PUT', `/api/whiteboard/archive/v1/${board}/unarchive/`);
   });
 });
+
+describe('If-Match on the routes of the caller, an attribute value and a webhook endpoint', () => {
+  const me = '/api/users/info/v1/';
+  const owner = () => prisma().user.findUniqueOrThrow({ where: { email: demo.users.owner.email } });
+
+  it("the caller's own user: its update and its switch of organization compare the user's tag", async () => {
+    const user = await owner();
+    const read = await rest(server, 'GET', me);
+    expect(read.headers.get('etag')).toBe(`"${user.version}"`);
+    const changes = [
+      [me, { first_name: user.firstName }],
+      [`${me}active-organization/`, { organization_id: user.activeOrganizationId }],
+    ] as const;
+    let version = user.version;
+    for (const [path, json] of changes) {
+      const stale = await rest(server, 'PUT', path, { json, headers: { 'if-match': `"${version - 1}"` } });
+      expect(stale.status, path).toBe(412);
+      expect(stale.headers.get('etag'), path).toBe(`"${version}"`);
+      expect((await owner()).version).toBe(version);
+      // A list is compared with the tag the GET of the user answers.
+      const written = await rest(server, 'PUT', path, { json, headers: { 'if-match': `"999", "${version}"` } });
+      expect(written.status, path).toBe(200);
+      expect(written.headers.get('etag'), path).toBe(`"${++version}"`);
+    }
+  });
+
+  it("an attribute value's PUT compares the value row's tag", async () => {
+    const value = await prisma().whiteboardObjectAttribute.findFirstOrThrow({
+      where: { attribute: { type: 'STRING' } },
+      orderBy: { id: 'asc' },
+    });
+    const path = `/api/whiteboard/v1/object-attribute/${value.id}/`;
+    const stale = await rest(server, 'PUT', path, {
+      json: { value: 'Lost' },
+      headers: { 'if-match': `"${value.version + 1}"` },
+    });
+    expect(stale.status).toBe(412);
+    expect(stale.headers.get('etag')).toBe(`"${value.version}"`);
+    const written = await rest(server, 'PUT', path, {
+      json: { value: 'Kept' },
+      headers: { 'if-match': `"${value.version}"` },
+    });
+    expect(written.status).toBe(200);
+    expect(written.body.value_str).toBe('Kept');
+    expect(written.headers.get('etag')).toBe(`"${value.version + 1}"`);
+  });
+
+  it('the OpenAPI document names If-Match and 412 on them, and on no reorder', async () => {
+    const { paths } = await (await fetch(`${server.url}/api/openapi.json`)).json();
+    const ifMatch = (operation: { parameters?: { name: string }[]; responses: Record<string, unknown> }) =>
+      !!operation.parameters?.some((parameter) => parameter.name === 'If-Match') && '412' in operation.responses;
+    for (const [path, method] of [
+      [me, 'put'],
+      [`${me}active-organization/`, 'put'],
+      ['/api/whiteboard/v1/object-attribute/{object_attribute_id}/', 'put'],
+      ['/api/webhook/v1/endpoints/{endpoint_id}/enable/', 'post'],
+      ['/api/webhook/v1/endpoints/{endpoint_id}/disable/', 'post'],
+      ['/api/webhook/v1/endpoints/{endpoint_id}/rotate-secret/', 'post'],
+    ])
+      expect(ifMatch(paths[path][method]), `${method} ${path}`).toBe(true);
+    expect(ifMatch(paths['/api/whiteboard/v1/data-stream-slide/order/'].put)).toBe(false);
+    expect(ifMatch(paths['/api/webhook/v1/endpoints/{endpoint_id}/redeliver/'].post)).toBe(false);
+  });
+});

@@ -236,3 +236,161 @@ describe('the mutations outside the CRUD toolkit', () => {
     expect(matched.data!.updateWebhookEndpoint.webhookEndpoint.version).toBe(endpoint.version + 1);
   });
 });
+
+describe('the mutations that took no expected version before', () => {
+  const updateMe = `mutation($input: UpdateMeInput!) { updateMe(input: $input) { user { rowId version firstName } } }`;
+  const switchTo = `mutation($input: UpdateActiveOrganizationInput!) { updateActiveOrganization(input: $input) { user { rowId version organizationId } } }`;
+  const setValue = `mutation($input: UpdateWhiteboardObjectAttributeInput!) { updateWhiteboardObjectAttribute(input: $input) { whiteboardObjectAttribute { rowId version valueStr } } }`;
+  const reorder = `mutation($input: ReorderSlidesInput!) { reorderSlides(input: $input) { rowId order } }`;
+  const enable = (verb: 'enable' | 'disable') =>
+    `mutation($input: ${verb === 'enable' ? 'Enable' : 'Disable'}WebhookEndpointInput!) { ${verb}WebhookEndpoint(input: $input) { webhookEndpoint { version enabled } } }`;
+  const owner = () => prisma().user.findUniqueOrThrow({ where: { email: demo.users.owner.email } });
+
+  /** Sends a write at a stale version: it changes nothing and is CONFLICT; answers the conflict's extensions. */
+  async function refusedAsStale(mutation: string, input: Record<string, unknown>, watched?: () => Promise<unknown>) {
+    const refused = await expectNothingChanged(server, () => server.graphql(mutation, { input }), watched);
+    expect(failure(refused)).toEqual({ code: 'CONFLICT', field: 'input.expectedVersion' });
+    return refused.errors![0].extensions as Record<string, unknown>;
+  }
+
+  /** A string value an Acme object holds, and the object's class attribute it is of. */
+  const stringValue = () =>
+    prisma().whiteboardObjectAttribute.findFirstOrThrow({
+      where: { attribute: { type: 'STRING' }, object: { whiteboard: { organizationId: acme } } },
+      orderBy: { id: 'asc' },
+    });
+  const streamWithSlides = () =>
+    prisma().dataStream.findFirstOrThrow({
+      where: { whiteboard: { organizationId: acme }, slides: { some: {} } },
+      include: { slides: { orderBy: [{ order: 'asc' }, { id: 'asc' }] } },
+      orderBy: { id: 'asc' },
+    });
+
+  it('updateMe and updateActiveOrganization change the caller at its version, and refuse another', async () => {
+    const user = await owner();
+    const stale = await refusedAsStale(updateMe, { firstName: 'Stale', expectedVersion: user.version + 1 }, owner);
+    expect(stale).toMatchObject({
+      currentVersion: user.version,
+      current: { id: user.id, version: user.version, firstName: user.firstName },
+    });
+    const renamed = await server.graphql(updateMe, {
+      input: { firstName: user.firstName, expectedVersion: user.version },
+    });
+    expect(renamed.data!.updateMe.user).toEqual({
+      rowId: user.id,
+      version: user.version + 1,
+      firstName: user.firstName,
+    });
+    const switched = { organizationId: user.activeOrganizationId };
+    const refused = await refusedAsStale(switchTo, { ...switched, expectedVersion: user.version }, owner);
+    expect(refused.currentVersion).toBe(user.version + 1);
+    const done = await server.graphql(switchTo, { input: { ...switched, expectedVersion: user.version + 1 } });
+    expect(done.data!.updateActiveOrganization.user.version).toBe(user.version + 2);
+  });
+
+  it('updateWhiteboardObjectAttribute updates the value row at its version; with no row, a version expected is CONFLICT with none, and none is made', async () => {
+    const value = await stringValue();
+    const target = { objectId: value.objectId, attributeId: value.attributeId };
+    const stale = await refusedAsStale(
+      setValue,
+      { ...target, value: 'Stale', expectedVersion: value.version + 1 },
+      stringValue,
+    );
+    expect(stale).toMatchObject({
+      currentVersion: value.version,
+      current: { id: value.id, version: value.version, valueStr: value.valueStr },
+    });
+    // By the value row's id too.
+    const set = await server.graphql(setValue, {
+      input: { rowId: value.id, value: 'Checked', expectedVersion: value.version },
+    });
+    expect(set.data!.updateWhiteboardObjectAttribute.whiteboardObjectAttribute).toEqual({
+      rowId: value.id,
+      version: value.version + 1,
+      valueStr: 'Checked',
+    });
+    // Gone (cleared away with a change of class, say): an expected version names a row that is not there.
+    await prisma().whiteboardObjectAttribute.delete({ where: { id: value.id } });
+    const gone = await refusedAsStale(setValue, { ...target, value: 'Again', expectedVersion: value.version + 1 });
+    expect(gone).toMatchObject({ currentVersion: null, current: null });
+    // Without one, the value is set as before: the row is made.
+    const made = await server.graphql(setValue, { input: { ...target, value: value.valueStr ?? 'Made' } });
+    expect(made.data!.updateWhiteboardObjectAttribute.whiteboardObjectAttribute.version).toBe(1);
+  });
+
+  it("a reorder checks the parent's version and raises it: a reorder made meanwhile is CONFLICT", async () => {
+    const stream = await streamWithSlides();
+    const ids = stream.slides.map((slide) => slide.id);
+    const first = await server.graphql(reorder, {
+      input: { dataStreamId: stream.id, ids: [...ids].reverse(), expectedVersion: stream.version },
+    });
+    expect(first.errors).toBeUndefined();
+    expect((await prisma().dataStream.findUniqueOrThrow({ where: { id: stream.id } })).version).toBe(
+      stream.version + 1,
+    );
+    // A second editor, who read the stream before that reorder, puts its own order.
+    const second = await refusedAsStale(
+      reorder,
+      { dataStreamId: stream.id, ids, expectedVersion: stream.version },
+      streamWithSlides,
+    );
+    expect(second).toMatchObject({
+      currentVersion: stream.version + 1,
+      current: { id: stream.id, version: stream.version + 1 },
+    });
+    // Without one, the later reorder wins, as before, and still raises the version.
+    expect((await server.graphql(reorder, { input: { dataStreamId: stream.id, ids } })).errors).toBeUndefined();
+    expect((await streamWithSlides()).version).toBe(stream.version + 2);
+  });
+
+  it('cost as many statements with an expected version as without one', async () => {
+    const endpoint = await prisma().webhookEndpoint.create({
+      data: {
+        organizationId: acme,
+        url: 'https://hooks.example.com/v',
+        eventTypes: ['*'],
+        secret: 'sealed',
+        enabled: false,
+      },
+    });
+    const value = await stringValue();
+    const stream = await streamWithSlides();
+    const cases: [string, string, Record<string, unknown>, () => Promise<{ version: number }>][] = [
+      [updateMe, 'updateMe', { firstName: demo.users.owner.firstName }, owner],
+      [switchTo, 'updateActiveOrganization', { organizationId: acme }, owner],
+      [
+        setValue,
+        'updateWhiteboardObjectAttribute',
+        { objectId: value.objectId, attributeId: value.attributeId, value: 'Counted' },
+        stringValue,
+      ],
+      [
+        reorder,
+        'reorderSlides',
+        { dataStreamId: stream.id, ids: stream.slides.map((slide) => slide.id) },
+        streamWithSlides,
+      ],
+      ...(['enable', 'disable'] as const).map(
+        (verb): [string, string, Record<string, unknown>, () => Promise<{ version: number }>] => [
+          enable(verb),
+          `${verb}WebhookEndpoint`,
+          { rowId: endpoint.id },
+          () => prisma().webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } }),
+        ],
+      ),
+    ];
+    for (const [mutation, name, input, row] of cases) {
+      // Each after the same one: a switch of organization reads the caller's principal again in the next request.
+      await server.graphql(mutation, { input });
+      const { version } = await row();
+      const checked = await server.countStatements(() =>
+        server.graphql(mutation, { input: { ...input, expectedVersion: version } }),
+      );
+      expect(checked.result.errors, name).toBeUndefined();
+      expect((await row()).version, name).toBe(version + 1);
+      const plain = await server.countStatements(() => server.graphql(mutation, { input }));
+      expect(plain.result.errors, name).toBeUndefined();
+      expect(ofTheRequest(checked.statements), name).toHaveLength(ofTheRequest(plain.statements).length);
+    }
+  });
+});

@@ -303,6 +303,74 @@ describe('changing an endpoint', () => {
   });
 });
 
+describe('enabling, disabling and rotating at an expected version', () => {
+  const mutationOf = (name: string, payload = 'webhookEndpoint { version enabled }') =>
+    `mutation($input: ${name[0].toUpperCase()}${name.slice(1)}Input!) { ${name}(input: $input) { ${payload} } }`;
+  const changes = [
+    ['disableWebhookEndpoint', 'webhookEndpoint { version enabled }'],
+    ['enableWebhookEndpoint', 'webhookEndpoint { version enabled }'],
+    ['rotateWebhookEndpointSecret', 'secret webhookEndpoint { version enabled }'],
+  ] as const;
+
+  it('change nothing at a stale version and answer CONFLICT with the endpoint as it is, without its secrets', async () => {
+    const { webhookEndpoint } = await created();
+    const before = await server.database.prisma.webhookEndpoint.findUniqueOrThrow({
+      where: { id: webhookEndpoint.rowId },
+    });
+    for (const [name, payload] of changes) {
+      const stale = await server.graphql(mutationOf(name, payload), {
+        input: { rowId: webhookEndpoint.rowId, expectedVersion: before.version + 1 },
+      });
+      expect(errorOf(stale), name).toEqual({ code: 'CONFLICT', field: 'input.expectedVersion' });
+      const { currentVersion, current } = stale.errors![0].extensions as Record<string, any>;
+      expect(currentVersion).toBe(before.version);
+      expect(current).toMatchObject({ id: webhookEndpoint.rowId, version: before.version, enabled: true });
+      for (const column of ['secret', 'previousSecret', 'cursor']) expect(current).not.toHaveProperty(column);
+    }
+    // The change log's reader moves the cursor meanwhile, which is no change of the endpoint (nor of its version).
+    const { cursor: _, ...unchanged } = before;
+    expect(
+      await server.database.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: webhookEndpoint.rowId } }),
+    ).toMatchObject(unchanged);
+  });
+
+  it('change the endpoint at its version, raising it by one', async () => {
+    const { webhookEndpoint } = await created();
+    let { version } = await server.database.prisma.webhookEndpoint.findUniqueOrThrow({
+      where: { id: webhookEndpoint.rowId },
+    });
+    for (const [name, payload] of changes) {
+      const checked = await server.graphql(mutationOf(name, payload), {
+        input: { rowId: webhookEndpoint.rowId, expectedVersion: version },
+      });
+      expect(checked.errors, name).toBeUndefined();
+      expect(checked.data![name].webhookEndpoint.version).toBe(++version);
+    }
+  });
+
+  it('on REST: If-Match on the enable, disable and rotate-secret routes, 412 with the current ETag when stale', async () => {
+    const { webhookEndpoint } = await created();
+    const path = `/api/webhook/v1/endpoints/${webhookEndpoint.rowId}/`;
+    const read = await rest(server, 'GET', path);
+    const etag = read.headers.get('etag')!;
+    expect(etag).toMatch(/^"\d+"$/);
+    for (const action of ['disable', 'enable', 'rotate-secret']) {
+      const stale = await rest(server, 'POST', `${path}${action}/`, { headers: { 'If-Match': '"999"' } });
+      expect(stale.status, action).toBe(412);
+      expect(stale.headers.get('etag')).toBe(etag);
+    }
+    expect((await rest(server, 'GET', path)).headers.get('etag')).toBe(etag);
+    const disabled = await rest(server, 'POST', `${path}disable/`, { headers: { 'If-Match': etag } });
+    expect(disabled.status).toBe(200);
+    expect(disabled.body.enabled).toBe(false);
+    const rotated = await rest(server, 'POST', `${path}rotate-secret/`, {
+      headers: { 'If-Match': disabled.headers.get('etag')! },
+    });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+  });
+});
+
 describe('a gateway without WEBHOOK_ENCRYPTION_KEY', () => {
   it('refuses to add endpoints, saying what to set', async () => {
     const { startInstance } = await import('./helpers/server.js');

@@ -1,10 +1,14 @@
-import type { Prisma } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 
 /** The models whose rows a numeric `id` names: every model of the graph (file chunks and rate-limit buckets are keyed otherwise). */
 type ModelName = {
   [M in keyof PrismaTypes & string]: PrismaTypes[M]['Shape'] extends { id: number } ? M : never;
 }[keyof PrismaTypes & string];
+
+/** Prisma's error for a write whose `where` matched no row, or a findFirstOrThrow that found none. */
+export const matchedNoRow = (error: unknown) =>
+  error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025';
 
 type Operations<M extends ModelName> = Prisma.TypeMap['model'][M]['operations'];
 

@@ -55,7 +55,7 @@ export interface CompiledRoute extends Route, CompiledOperation {
    * route's own) with the versions its ETag is made of (conditionals.ts).
    */
   tagged?: VersionedOperation;
-  /** PUT and DELETE: the input takes an expectedVersion, which If-Match fills. */
+  /** A change (PUT, DELETE, or a POST action on one row) whose input takes an expectedVersion, which If-Match fills. */
   conditional: boolean;
   /** For a conditional route: the GET of the same row (its path), which reads the current tag when If-Match needs it. */
   tagRead?: CompiledOperation & VersionedOperation;
@@ -200,8 +200,7 @@ export function compileRoute(route: Route, schema: GraphQLSchema): CompiledRoute
     bodyRequired,
     infoFields: route.kind === 'info' && isInputObjectType(filterType) ? infoFields(filterType) : undefined,
     tagged: isVersionedRow(rowType) ? withVersions(answered.document, schema) : undefined,
-    conditional:
-      (route.method === 'PUT' || route.method === 'DELETE') && !!inputOf(variableType)?.getFields().expectedVersion,
+    conditional: route.method !== 'GET' && !!inputOf(variableType)?.getFields().expectedVersion,
   };
 }
 

@@ -141,7 +141,7 @@ const etag = {
   },
 };
 
-/** The conditional request headers of a row's route (RFC 9110): If-None-Match on its GET, If-Match on its PUT and DELETE. */
+/** The conditional request headers of a row's route (RFC 9110): If-None-Match on its GET, If-Match on its changes. */
 function conditionalHeaders(route: CompiledRoute) {
   if (route.method === 'GET' && route.tagged)
     return [

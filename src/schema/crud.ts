@@ -413,6 +413,10 @@ export function defineReorderMutation<L extends OrderedList>(spec: ReorderSpec<L
     fields: (t) => ({
       ...keyed(parentField, t.int({ required: true, description: `Row id of the ${parentModel}.` })),
       ids: t.intList({ required: true, description: 'Row ids of all its children, in the new order.' }),
+      expectedVersion: expectedVersionField(
+        t,
+        `Reorder only if the ${parentModel} is at this version (its \`version\` as last read; every reorder raises it); otherwise nothing changes and the answer is CONFLICT with the ${parentModel}'s current version and row.`,
+      ),
     }),
   });
   builder.mutationField(spec.name, (t) =>
@@ -427,6 +431,11 @@ export function defineReorderMutation<L extends OrderedList>(spec: ReorderSpec<L
           ctx,
           { method: 'UPDATE', entityType: parentModel, organizationId: parent.organizationId, event: 'REORDERED' },
           async (tx) => {
+            // The order is the parent's: a reorder changes the parent (raising its version), at the
+            // version expected, first, so concurrent reorders and appends (positions.ts) take turns.
+            await atExpectedVersion(tx, parentModel, parent.id, input.expectedVersion, parentModel, (where) =>
+              delegateOf(tx, parentModel).update({ where, data: { updatedAt: new Date() }, select: { id: true } }),
+            );
             // Read inside the transaction, so a child added meanwhile cannot slip past the check.
             const rows = await delegateOf(tx, model).findMany({ where: children(parent.id), select: { id: true } });
             const expected = new Set(rows.map((row) => row.id));

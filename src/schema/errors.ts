@@ -54,6 +54,11 @@ export function notFound(what: string): GraphQLError {
   return expected('NOT_FOUND', `${what} not found`);
 }
 
+/** The row a mutation changed is gone since (schema/loaders.ts, changedRow): the change was made all the same. */
+export function deletedSince(what: string, rowId: number): GraphQLError {
+  return expected('NOT_FOUND', `${what} ${rowId} not found: the change was made, and the row was deleted since`);
+}
+
 export const isNotFound = (error: unknown) => error instanceof GraphQLError && error.extensions.code === 'NOT_FOUND';
 
 /** For a lookup's `.catch`: no such row is null; any other failure (a lost database, a bug) keeps its cause. */
@@ -69,16 +74,17 @@ export function conflict(message: string): GraphQLError {
 /**
  * The row is not at the version the caller expected (`expectedVersion`, or a REST `If-Match`): nothing
  * was changed. Carries the row's current version and the row itself (its columns by field name, `id`
- * the row id), so the caller can merge and send again without a read.
+ * the row id), so the caller can merge and send again without a read; both null when the row is gone.
  */
 export function versionConflict(
   what: string,
-  current: { version: number },
+  current: { version: number } | null,
   field = 'input.expectedVersion',
 ): GraphQLError {
-  return expected('CONFLICT', `${what} was changed meanwhile: it is at version ${current.version}`, {
+  const now = current ? `it is at version ${current.version}` : 'it does not exist';
+  return expected('CONFLICT', `${what} was changed meanwhile: ${now}`, {
     field,
-    currentVersion: current.version,
+    currentVersion: current?.version ?? null,
     current,
   });
 }

@@ -3,7 +3,7 @@ import { builder } from './builder.js';
 import { authorize, recordChange } from './changes.js';
 import { badUserInput, forbidden } from './errors.js';
 import { principalOf } from './context.js';
-import { plannedRow } from './loaders.js';
+import { changedRow } from './loaders.js';
 
 builder.scalarType('Upload', {
   description:
@@ -31,7 +31,7 @@ const UploadFilePayload = builder.objectRef<{ rowId: number }>('UploadFilePayloa
   fields: (t) => ({
     file: t.prismaField({
       type: 'File',
-      resolve: (query, payload) => plannedRow('File', query, payload.rowId),
+      resolve: (query, payload) => changedRow('File', query, payload.rowId),
     }),
   }),
 });

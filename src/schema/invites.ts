@@ -15,7 +15,7 @@ import { Membership } from './memberships.js';
 import { defineRootFields } from './root-fields.js';
 import { cleanName } from './users.js';
 import { visibleRelation } from './relations.js';
-import { plannedRow } from './loaders.js';
+import { changedRow } from './loaders.js';
 import { versionOptions } from './versions.js';
 
 const UserInvite = builder.prismaNode('UserInvite', {
@@ -216,7 +216,7 @@ function invitePayload(name: string) {
     fields: (t) => ({
       userInvite: t.prismaField({
         type: UserInvite,
-        resolve: (query, payload) => plannedRow('UserInvite', query, payload.rowId),
+        resolve: (query, payload) => changedRow('UserInvite', query, payload.rowId),
       }),
       token: t.exposeString('token', {
         description:
@@ -230,7 +230,7 @@ const AcceptUserInvitePayload = builder.objectRef<{ rowId: number }>('AcceptUser
   fields: (t) => ({
     membership: t.prismaField({
       type: Membership,
-      resolve: (query, payload) => plannedRow('UserOrganization', query, payload.rowId),
+      resolve: (query, payload) => changedRow('UserOrganization', query, payload.rowId),
     }),
   }),
 });

@@ -1,9 +1,10 @@
 import DataLoader from 'dataloader';
 import type { Principal } from '../auth/principal.js';
 import { visibleRowsWhere, type ModelName } from '../auth/tenancy.js';
-import { delegateOf, type PlannedQuery, type Row } from '../db/delegate.js';
+import { delegateOf, matchedNoRow, type PlannedQuery, type Row } from '../db/delegate.js';
 import { prisma } from '../db/index.js';
 import { principalOf, type Loaders } from './context.js';
+import { deletedSince } from './errors.js';
 
 /** A request's loaders, made by its context factory. */
 export function createLoaders(principal: Principal | null): Loaders {
@@ -48,4 +49,16 @@ export async function rowsByIds<M extends ModelName>(
  */
 export function plannedRow<M extends ModelName>(model: M, query: PlannedQuery<M>, id: number): Promise<Row<M>> {
   return delegateOf(prisma(), model).findFirstOrThrow({ ...query, where: { id } });
+}
+
+/**
+ * The row a mutation changed (or made), read for its payload as plannedRow reads it. It can be gone
+ * without a fault: deleted by another request since the change committed, or, in a keyed request, since
+ * an earlier attempt committed the step its retry answers from the change log. That is NOT_FOUND saying
+ * the change was made, never a 500: the log keeps no copy of the row to answer it from.
+ */
+export function changedRow<M extends ModelName>(model: M, query: PlannedQuery<M>, id: number): Promise<Row<M>> {
+  return plannedRow(model, query, id).catch((error) => {
+    throw matchedNoRow(error) ? deletedSince(model, id) : error;
+  });
 }

@@ -10,7 +10,7 @@ import { conflict, forbidden } from './errors.js';
 import { rowIdNode } from './global-id.js';
 import { defineRootFields } from './root-fields.js';
 import { visibleRelation } from './relations.js';
-import { plannedRow } from './loaders.js';
+import { changedRow } from './loaders.js';
 import { atExpectedVersion, expectedVersionField, versionOptions } from './versions.js';
 
 export const Membership = builder.prismaNode('UserOrganization', {
@@ -83,7 +83,7 @@ const UpdateMemberRolePayload = builder.objectRef<{ rowId: number }>('UpdateMemb
   fields: (t) => ({
     membership: t.prismaField({
       type: Membership,
-      resolve: (query, payload) => plannedRow('UserOrganization', query, payload.rowId),
+      resolve: (query, payload) => changedRow('UserOrganization', query, payload.rowId),
     }),
   }),
 });

@@ -12,7 +12,7 @@ import { RateCode, RateCodeFilter } from './enums.js';
 import { pageById, pageInTenancy } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf } from './context.js';
-import { plannedRow } from './loaders.js';
+import { changedRow } from './loaders.js';
 import { atExpectedVersion, expectedVersionField, versionOptions } from './versions.js';
 
 builder.prismaNode('Rate', {
@@ -140,7 +140,7 @@ const CreateOrganizationPayload = builder.objectRef<{ rowId: number }>('CreateOr
   fields: (t) => ({
     organization: t.prismaField({
       type: Organization,
-      resolve: (query, payload) => plannedRow('Organization', query, payload.rowId),
+      resolve: (query, payload) => changedRow('Organization', query, payload.rowId),
     }),
   }),
 });

@@ -8,8 +8,9 @@ import { parameter, sql, type SQL } from '../read-plans/sql.js';
 import { type Join, modelCatalog } from './model-catalog.js';
 import { authorize, nextStep, stepFenced } from './changes.js';
 import { principalOf, type Context } from './context.js';
-import { notFound, versionConflict } from './errors.js';
-import { plannedRow } from './loaders.js';
+import { notFound } from './errors.js';
+import { staleConflict } from './versions.js';
+import { changedRow } from './loaders.js';
 import {
   answerColumns,
   answerOf,
@@ -173,7 +174,7 @@ export async function updateRow<M extends OrganizationScopedModel>(
 ): Promise<Row<M>> {
   const principal = principalOf(ctx);
   const keyed = nextStep(ctx);
-  if (keyed?.done) return plannedRow(update.model, {}, update.rowId);
+  if (keyed?.done) return changedRow(update.model, {}, update.rowId);
   const columns = Object.keys(update.data).filter((column) => update.data[column as keyof Columns<M>] !== undefined);
   const checks = (update.references ?? []).map((_, i) => `ok${i}`);
   const answer = await answerOf(updateStatement(update, callerOf(principal, update.action), columns, keyed?.step), [
@@ -193,7 +194,7 @@ export async function updateRow<M extends OrganizationScopedModel>(
   if (typeof answer.stale === 'string') {
     const current = rowOf(update.model, JSON.parse(answer.stale));
     // The statement read a versioned model's row.
-    throw versionConflict(update.label, current as typeof current & { version: number });
+    throw staleConflict(update.model, update.label, current as typeof current & { version: number });
   }
   // Allowed yet not written: the row went between the check and the update.
   throw notFound(update.label);
@@ -208,8 +209,7 @@ export interface WrittenRow<M extends OrganizationScopedModel = OrganizationScop
 /**
  * A payload's written row: the row the statement returned, when the payload asks for its columns
  * only (Pothos plans no relation), since reading it again would cost a statement for nothing; else
- * read with the payload's query. The row was written by this request: if it is gone, that is a
- * failure with its own cause.
+ * read with the payload's query (NOT_FOUND if it was deleted since: loaders.ts, changedRow).
  */
 export function writtenRow<M extends OrganizationScopedModel>(
   model: M,
@@ -217,5 +217,5 @@ export function writtenRow<M extends OrganizationScopedModel>(
   payload: WrittenRow<M>,
 ) {
   if (payload.row && !query.include && !query.select) return payload.row;
-  return plannedRow(model, query, payload.rowId);
+  return changedRow(model, query, payload.rowId);
 }

@@ -11,8 +11,8 @@ import { readPlan } from '../read-plans/extensions.js';
 import { visibleRelation } from './relations.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf, type Context } from './context.js';
-import { plannedRow } from './loaders.js';
-import { versionOptions } from './versions.js';
+import { changedRow, plannedRow } from './loaders.js';
+import { atExpectedVersion, expectedVersionField, versionOptions } from './versions.js';
 
 builder.prismaNode('User', {
   ...rowIdNode('User'),
@@ -71,6 +71,7 @@ builder.queryField('me', (t) =>
 const UpdateActiveOrganizationInput = builder.inputType('UpdateActiveOrganizationInput', {
   fields: (t) => ({
     organizationId: t.int({ required: true, description: 'Row id of an organization the caller belongs to.' }),
+    expectedVersion: expectedVersionField(t),
   }),
 });
 
@@ -80,7 +81,7 @@ function userPayload(name: string) {
     fields: (t) => ({
       user: t.prismaField({
         type: 'User',
-        resolve: (query, payload) => plannedRow('User', query, payload.userId),
+        resolve: (query, payload) => changedRow('User', query, payload.userId),
       }),
     }),
   });
@@ -92,6 +93,7 @@ const UpdateMeInput = builder.inputType('UpdateMeInput', {
   fields: (t) => ({
     firstName: t.string({ description: 'Not empty; at most 100 characters.' }),
     lastName: t.string({ description: 'At most 100 characters; may be empty.' }),
+    expectedVersion: expectedVersionField(t),
   }),
 });
 
@@ -104,6 +106,21 @@ export function cleanName(value: string | null | undefined, field: 'firstName' |
   return name;
 }
 
+/** Changes the caller's own user in one transaction with its change log entry, at the expected version when one is given. */
+function changeOwnUser(
+  ctx: Context,
+  organizationId: number | null,
+  expectedVersion: number | null | undefined,
+  data: { firstName?: string; lastName?: string; activeOrganizationId?: number },
+) {
+  const { userId } = principalOf(ctx);
+  return recordChange(ctx, { method: 'UPDATE', entityType: 'User', organizationId }, (tx) =>
+    atExpectedVersion(tx, 'User', userId, expectedVersion, 'User', (where) =>
+      tx.user.update({ where, data, select: { id: true } }),
+    ),
+  );
+}
+
 builder.mutationFields((t) => ({
   updateActiveOrganization: t.field({
     type: userPayload('UpdateActiveOrganizationPayload'),
@@ -113,10 +130,9 @@ builder.mutationFields((t) => ({
       const principal = principalOf(ctx);
       // Another organization answers like one that does not exist.
       if (!principal.roles.has(input.organizationId)) throw notFound('Organization');
-      const change = { method: 'UPDATE', entityType: 'User', organizationId: input.organizationId } as const;
-      await recordChange(ctx, change, (tx) =>
-        tx.user.update({ where: { id: principal.userId }, data: { activeOrganizationId: input.organizationId } }),
-      );
+      await changeOwnUser(ctx, input.organizationId, input.expectedVersion, {
+        activeOrganizationId: input.organizationId,
+      });
       forgetUser(principal.userId);
       return { userId: principal.userId };
     },
@@ -131,8 +147,7 @@ builder.mutationFields((t) => ({
         lastName: cleanName(input.lastName, 'lastName'),
       };
       const { userId, activeOrganizationId } = principalOf(ctx);
-      const change = { method: 'UPDATE', entityType: 'User', organizationId: activeOrganizationId } as const;
-      await recordChange(ctx, change, (tx) => tx.user.update({ where: { id: userId }, data, select: { id: true } }));
+      await changeOwnUser(ctx, activeOrganizationId, input.expectedVersion, data);
       return { userId };
     },
   }),

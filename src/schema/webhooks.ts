@@ -5,16 +5,16 @@ import { urlProblem } from '../webhooks/address.js';
 import type { Webhooks } from '../webhooks/index.js';
 import { newSigningSecret } from '../webhooks/signature.js';
 import { builder, type BuilderTypes, type InputFields } from './builder.js';
-import { authorize, findForChange, recordChange } from './changes.js';
+import { authorize, findForChange, recordChange, type Transaction } from './changes.js';
 import { principalOf, type Context } from './context.js';
 import { deletedPayload, rowTargetFields, targetRowId } from './crud.js';
 import { WebhookDeliveryState, WebhookDisabledReason } from './enums.js';
 import { badUserInput, forbidden } from './errors.js';
 import { rowIdNode } from './global-id.js';
-import { plannedRow } from './loaders.js';
+import { changedRow } from './loaders.js';
 import { maxPageSize } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
-import { atExpectedVersion, expectedVersionField, versionOptions } from './versions.js';
+import { atExpectedVersion, expectedVersionField, versionOptions, type VersionedWhere } from './versions.js';
 
 // Webhook endpoints of an organization, managed by those who may manageWebhooks (src/auth/roles.ts),
 // who alone see them: a URL may carry its receiver's credential. The signing secret is shown once,
@@ -257,17 +257,18 @@ const UpdateWebhookEndpointInput = builder.inputType('UpdateWebhookEndpointInput
   }),
 });
 
-/** The input of a mutation of one endpoint that takes nothing else, named after the mutation. */
+/** The input of a change of one endpoint that takes nothing else but the version it expects, named after the mutation. */
 const targetInput = (name: string) =>
-  builder.inputType(name, { fields: (t) => rowTargetFields(t, 'webhook endpoint') });
+  builder.inputType(name, {
+    fields: (t) => ({ ...rowTargetFields(t, 'webhook endpoint'), expectedVersion: expectedVersionField(t) }),
+  });
 
-const DeleteWebhookEndpointInput = builder.inputType('DeleteWebhookEndpointInput', {
-  fields: (t) => ({ ...rowTargetFields(t, 'webhook endpoint'), expectedVersion: expectedVersionField(t) }),
-});
+const DeleteWebhookEndpointInput = targetInput('DeleteWebhookEndpointInput');
 
 const RotateWebhookEndpointSecretInput = builder.inputType('RotateWebhookEndpointSecretInput', {
   fields: (t) => ({
     ...rowTargetFields(t, 'webhook endpoint'),
+    expectedVersion: expectedVersionField(t),
     graceHours: t.int({
       defaultValue: 24,
       description: `Hours the old secret goes on signing beside the new one (0 to ${MAX_GRACE_HOURS}; 0: it stops at once).`,
@@ -288,7 +289,7 @@ const RedeliverWebhookDeliveriesInput = builder.inputType('RedeliverWebhookDeliv
 function endpointOf<P extends { rowId: number }>(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, P>) {
   return t.prismaField({
     type: WebhookEndpoint,
-    resolve: (query, payload) => plannedRow('WebhookEndpoint', query, payload.rowId),
+    resolve: (query, payload) => changedRow('WebhookEndpoint', query, payload.rowId),
   });
 }
 
@@ -386,7 +387,7 @@ builder.mutationFields((t) => ({
       const endpoint = await managedEndpoint(ctx, targetRowId(input, 'WebhookEndpoint'));
       const settings = await checkedSettings(input, endpoint.organizationId, ctx.webhooks?.allowPrivate ?? false);
       await recordChange(ctx, change('UPDATE', endpoint.organizationId), (tx) =>
-        atExpectedVersion(tx, 'WebhookEndpoint', endpoint.id, input.expectedVersion, 'Webhook endpoint', (where) =>
+        atEndpointVersion(tx, endpoint.id, input.expectedVersion, (where) =>
           tx.webhookEndpoint.update({
             where,
             data: {
@@ -407,13 +408,13 @@ builder.mutationFields((t) => ({
     description:
       'Sends to an endpoint again: the changes it has not had yet (since it was disabled, as far as the change log keeps them) go first, in order.',
     args: { input: t.arg({ type: targetInput('EnableWebhookEndpointInput'), required: true }) },
-    resolve: (_root, { input }, ctx) => setEnabled(ctx, targetRowId(input, 'WebhookEndpoint'), true),
+    resolve: (_root, { input }, ctx) => setEnabled(ctx, input, true),
   }),
   disableWebhookEndpoint: t.field({
     type: WebhookEndpointPayload,
     description: 'Stops sending to an endpoint; its changes wait in the change log until it is enabled again.',
     args: { input: t.arg({ type: targetInput('DisableWebhookEndpointInput'), required: true }) },
-    resolve: (_root, { input }, ctx) => setEnabled(ctx, targetRowId(input, 'WebhookEndpoint'), false),
+    resolve: (_root, { input }, ctx) => setEnabled(ctx, input, false),
   }),
   deleteWebhookEndpoint: t.field({
     type: deletedPayload('DeleteWebhookEndpointPayload', 'WebhookEndpoint'),
@@ -422,7 +423,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       const endpoint = await managedEndpoint(ctx, targetRowId(input, 'WebhookEndpoint'));
       await recordChange(ctx, change('DELETE', endpoint.organizationId), (tx) =>
-        atExpectedVersion(tx, 'WebhookEndpoint', endpoint.id, input.expectedVersion, 'Webhook endpoint', (where) =>
+        atEndpointVersion(tx, endpoint.id, input.expectedVersion, (where) =>
           tx.webhookEndpoint.delete({ where, select: { id: true } }),
         ),
       );
@@ -446,15 +447,18 @@ builder.mutationFields((t) => ({
           where: { id: endpoint.id },
           select: { secret: true },
         });
-        return tx.webhookEndpoint.update({
-          where: { id: endpoint.id },
-          data: {
-            secret: webhooks.box.seal(secret, endpoint.organizationId),
-            previousSecret: graceHours > 0 ? current : null,
-            previousSecretExpiresAt: graceHours > 0 ? new Date(Date.now() + graceHours * 3_600_000) : null,
-          },
-          select: { id: true },
-        });
+        // At the expected version, the secret read is the one this update replaces.
+        return atEndpointVersion(tx, endpoint.id, input.expectedVersion, (where) =>
+          tx.webhookEndpoint.update({
+            where,
+            data: {
+              secret: webhooks.box.seal(secret, endpoint.organizationId),
+              previousSecret: graceHours > 0 ? current : null,
+              previousSecretExpiresAt: graceHours > 0 ? new Date(Date.now() + graceHours * 3_600_000) : null,
+            },
+            select: { id: true },
+          }),
+        );
       });
       return { rowId: endpoint.id, secret };
     },
@@ -482,14 +486,28 @@ builder.mutationFields((t) => ({
   }),
 }));
 
-async function setEnabled(ctx: Context, rowId: number, enabled: boolean): Promise<{ rowId: number }> {
-  const endpoint = await managedEndpoint(ctx, rowId);
+/** A write of one endpoint at the version its input expects. */
+const atEndpointVersion = <T>(
+  tx: Transaction,
+  rowId: number,
+  expected: number | null | undefined,
+  write: (where: VersionedWhere) => Promise<T>,
+) => atExpectedVersion(tx, 'WebhookEndpoint', rowId, expected, 'Webhook endpoint', write);
+
+async function setEnabled(
+  ctx: Context,
+  input: typeof DeleteWebhookEndpointInput.$inferInput,
+  enabled: boolean,
+): Promise<{ rowId: number }> {
+  const endpoint = await managedEndpoint(ctx, targetRowId(input, 'WebhookEndpoint'));
   await recordChange(ctx, change('UPDATE', endpoint.organizationId), (tx) =>
-    tx.webhookEndpoint.update({
-      where: { id: endpoint.id },
-      data: { enabled, disabledReason: enabled ? null : 'ADMINISTRATOR' },
-      select: { id: true },
-    }),
+    atEndpointVersion(tx, endpoint.id, input.expectedVersion, (where) =>
+      tx.webhookEndpoint.update({
+        where,
+        data: { enabled, disabledReason: enabled ? null : 'ADMINISTRATOR' },
+        select: { id: true },
+      }),
+    ),
   );
   if (enabled) ctx.webhooks?.dispatcher.wake();
   return { rowId: endpoint.id };

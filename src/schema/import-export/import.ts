@@ -6,7 +6,7 @@ import { badUserInput, forbidden } from '../errors.js';
 import { assertStorable } from '../storable.js';
 import { readAttributeValue, valueColumns, type ValueColumns } from '../objects/attribute-values.js';
 import { readDocument, ROOT, type WhiteboardDocument } from './document.js';
-import { plannedRow } from '../loaders.js';
+import { changedRow } from '../loaders.js';
 
 interface ClassAttribute {
   id: number;
@@ -199,7 +199,7 @@ const ImportPayload = builder
     fields: (t) => ({
       whiteboard: t.prismaField({
         type: 'Whiteboard',
-        resolve: (query, payload) => plannedRow('Whiteboard', query, payload.whiteboardId),
+        resolve: (query, payload) => changedRow('Whiteboard', query, payload.whiteboardId),
       }),
       importedObjects: t.exposeInt('objects', { description: 'How many objects the document brought.' }),
     }),

@@ -8,7 +8,8 @@ import { targetRowId } from '../crud.js';
 import { badUserInput, notFound } from '../errors.js';
 import { parseAttributeValue, valueColumns } from './attribute-values.js';
 import { choicesFor } from './choices.js';
-import { plannedRow } from '../loaders.js';
+import { changedRow } from '../loaders.js';
+import { expectedVersionField, staleConflict, writeAtVersion } from '../versions.js';
 
 const UpdateInput = builder.inputType('UpdateWhiteboardObjectAttributeInput', {
   description:
@@ -18,6 +19,10 @@ const UpdateInput = builder.inputType('UpdateWhiteboardObjectAttributeInput', {
     rowId: t.int({ description: 'Row id of the value row.' }),
     objectId: t.int({ description: 'Row id of the object, with attributeId.' }),
     attributeId: t.int({ description: "Row id of an attribute of the object's class, with objectId." }),
+    expectedVersion: expectedVersionField(
+      t,
+      'Set the value only if its row is at this version (its `version` as last read); otherwise nothing changes and the answer is CONFLICT with the current version and row, both null when the object holds no value row for the attribute (none is made).',
+    ),
     value: t.string({
       required: true,
       description:
@@ -30,7 +35,7 @@ const Payload = builder.objectRef<{ rowId: number }>('UpdateWhiteboardObjectAttr
   fields: (t) => ({
     whiteboardObjectAttribute: t.prismaField({
       type: 'WhiteboardObjectAttribute',
-      resolve: (query, payload) => plannedRow('WhiteboardObjectAttribute', query, payload.rowId),
+      resolve: (query, payload) => changedRow('WhiteboardObjectAttribute', query, payload.rowId),
     }),
   }),
 });
@@ -84,16 +89,32 @@ builder.mutationField('updateWhiteboardObjectAttribute', (t) =>
       if (value === null && attribute.isRequired)
         throw badUserInput(`${attribute.name} is required and cannot be cleared`, 'input.value');
       const columns = valueColumns(attribute.type, value);
+      const where = { objectId_attributeId: { objectId, attributeId } };
       const row = await recordChange(
         ctx,
         { method: 'UPDATE', entityType: 'WhiteboardObjectAttribute', organizationId },
         (tx) =>
-          tx.whiteboardObjectAttribute.upsert({
-            where: { objectId_attributeId: { objectId, attributeId } },
-            create: { objectId, attributeId, ...columns },
-            update: columns,
-            select: { id: true },
-          }),
+          input.expectedVersion == null
+            ? tx.whiteboardObjectAttribute.upsert({
+                where,
+                create: { objectId, attributeId, ...columns },
+                update: columns,
+                select: { id: true },
+              })
+            : // A version expected is of a row read: there is no row to create, only one to update.
+              writeAtVersion(
+                input.expectedVersion,
+                (version) =>
+                  tx.whiteboardObjectAttribute.update({
+                    where: { ...where, ...version },
+                    data: columns,
+                    select: { id: true },
+                  }),
+                async () => {
+                  const current = await tx.whiteboardObjectAttribute.findUnique({ where });
+                  throw staleConflict('WhiteboardObjectAttribute', 'Whiteboard object attribute', current);
+                },
+              ),
       );
       return { rowId: row.id };
     },
