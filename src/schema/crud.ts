@@ -12,6 +12,7 @@ import { badUserInput, isNotFound, nullIfNotFound } from './errors.js';
 import { lowerFirst } from './case.js';
 import { decodeGlobalId } from './global-id.js';
 import { encodeGlobalId } from './relay-id.js';
+import { modelCatalog } from './model-catalog.js';
 import { orderedList, type OrderedList } from './positions.js';
 import { writePlan } from '../write-plans/extension.js';
 import { updateRow, writtenRow, type Reference, type WrittenRow } from './row-update.js';
@@ -404,6 +405,19 @@ function keyed<K extends string, V>(key: K, value: V): { [P in K]: V } {
   return { [key]: value } as { [P in K]: V };
 }
 
+/** Numbers the rows `ids` names 1, 2, ... in that order, in one statement (their `updatedAt` now, as Prisma's update sets it). */
+async function setPositions(tx: Transaction, model: OrderedList, ids: number[]): Promise<void> {
+  const { table, columns } = modelCatalog().get(model)!;
+  const order = columns.get('order')!.name;
+  const updatedAt = columns.get('updatedAt')?.name;
+  const stamp = updatedAt ? `, "${updatedAt}" = $2::timestamp(3)` : '';
+  await tx.$executeRawUnsafe(
+    `UPDATE "${table}" SET "${order}" = v.position${stamp} FROM unnest($1::int[]) WITH ORDINALITY AS v(id, position) WHERE "${table}".id = v.id`,
+    ids,
+    ...(updatedAt ? [new Date()] : []),
+  );
+}
+
 /** Adds a mutation that takes the complete ordered list of a parent's children and applies it atomically. */
 export function defineReorderMutation<L extends OrderedList>(spec: ReorderSpec<L>): void {
   const { parentModel, parentField, children } = orderedList(spec.model);
@@ -449,8 +463,7 @@ export function defineReorderMutation<L extends OrderedList>(spec: ReorderSpec<L
                 'input.ids',
               );
             }
-            for (const [index, id] of input.ids.entries())
-              await delegateOf(tx, model).update({ where: { id }, data: { order: index + 1 }, select: { id: true } });
+            await setPositions(tx, model, input.ids);
             return { id: parent.id };
           },
         );
