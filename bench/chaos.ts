@@ -97,7 +97,7 @@ ${phaseTable(report.figures)}
 - the longest wait of any request: ${longest} ms
 - acknowledged writes: ${report.acknowledged.length}; lost (not on the new primary): ${report.lost.length}
 - missing from a stream of the organization's changes resumed after the failover with a cursor taken before the load: ${report.missingFromStream.length}
-- not delivered to a webhook endpoint made before the load (within 60 s of its end): ${report.undelivered.length}`);
+- not delivered to a webhook endpoint made before the load (once none came for 60 s): ${report.undelivered.length}`);
 }
 
 async function webhookOutage(): Promise<void> {

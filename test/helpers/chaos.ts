@@ -216,14 +216,21 @@ async function creationsReceiver(gateway: Gateway, key: string, organizationId: 
   return receiver;
 }
 
-/** The boards of `acknowledged` whose creation `receiver` has not had (verified) within `waitMs`. */
-async function undeliveredWithin(receiver: Receiver, acknowledged: number[], waitMs = 60_000): Promise<number[]> {
-  const deadline = Date.now() + waitMs;
+/**
+ * The boards of `acknowledged` whose creation `receiver` has not had (verified) once none came for
+ * `quietMs`: a backlog still being delivered is waited for, a delivery that stopped is reported.
+ */
+async function undeliveredOnceQuiet(receiver: Receiver, acknowledged: number[], quietMs = 60_000): Promise<number[]> {
   const missing = () => {
     const delivered = new Set(receiver.received.filter((r) => r.verified).map((r) => r.body.data.whiteboardId));
     return acknowledged.filter((board) => !delivered.has(board));
   };
-  while (missing().length && Date.now() < deadline) await sleep(100);
+  let received = receiver.received.length;
+  let lastArrival = Date.now();
+  while (missing().length && Date.now() - lastArrival < quietMs) {
+    await sleep(100);
+    if (receiver.received.length !== received) [received, lastArrival] = [receiver.received.length, Date.now()];
+  }
   return missing();
 }
 
@@ -275,7 +282,7 @@ export async function runFailover(
     acknowledged: load.acknowledged,
     lost: lostWrites(load.acknowledged, present),
     missingFromStream: await missingFromResumedStream(gateways.at(-1)!, key, before, load.acknowledged),
-    undelivered: await undeliveredWithin(receiver, load.acknowledged).finally(() => receiver.close()),
+    undelivered: await undeliveredOnceQuiet(receiver, load.acknowledged).finally(() => receiver.close()),
     promotedAfterCrashMs: promoted - crashed,
     writesAfterPromotionMs: firstWrites.map((at) => at - promoted),
   };
