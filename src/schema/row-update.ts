@@ -14,10 +14,13 @@ import { changedRow } from './loaders.js';
 import {
   answerColumns,
   answerOf,
-  callerOf,
+  callerInputs,
+  callerSlots,
   columnNameOf,
   columnOf,
   tableOf,
+  Input,
+  shapedStatement,
   versionCheck,
   within,
   written,
@@ -177,7 +180,38 @@ export async function updateRow<M extends OrganizationScopedModel>(
   if (keyed?.done) return changedRow(update.model, {}, update.rowId);
   const columns = Object.keys(update.data).filter((column) => update.data[column as keyof Columns<M>] !== undefined);
   const checks = (update.references ?? []).map((_, i) => `ok${i}`);
-  const answer = await answerOf(updateStatement(update, callerOf(principal, update.action), columns, keyed?.step), [
+  const versioned = update.expectedVersion != null;
+  // What shapes the statement: everything but the values, which Inputs stand for.
+  const shape = JSON.stringify([
+    update.model,
+    update.action,
+    update.entityType,
+    update.event,
+    columns,
+    update.references?.map((reference) => [reference.column, reference.model]),
+    keyed !== undefined,
+    versioned,
+  ]);
+  const build = () =>
+    updateStatement(
+      {
+        ...update,
+        rowId: new Input('rowId'),
+        data: Object.fromEntries(columns.map((column) => [column, new Input(`data:${column}`)])),
+        expectedVersion: versioned ? new Input('expectedVersion') : null,
+      } as unknown as RowUpdate<M>,
+      callerSlots,
+      columns,
+      keyed && ({ requestId: new Input('requestId'), step: new Input('step'), attempt: new Input('attempt') } as never),
+    );
+  const inputs = {
+    ...callerInputs(principal, update.action),
+    ...keyed?.step,
+    rowId: update.rowId,
+    expectedVersion: update.expectedVersion,
+    ...Object.fromEntries(columns.map((column) => [`data:${column}`, update.data[column as keyof Columns<M>]])),
+  };
+  const answer = await answerOf(shapedStatement(shape, build, inputs), [
     'organizationId',
     'logged',
     'row',
