@@ -19,8 +19,9 @@ import {
   columnNameOf,
   columnOf,
   tableOf,
-  Input,
+  RequestValue,
   shapedStatement,
+  stepSlots,
   versionCheck,
   within,
   written,
@@ -181,7 +182,7 @@ export async function updateRow<M extends OrganizationScopedModel>(
   const columns = Object.keys(update.data).filter((column) => update.data[column as keyof Columns<M>] !== undefined);
   const checks = (update.references ?? []).map((_, i) => `ok${i}`);
   const versioned = update.expectedVersion != null;
-  // What shapes the statement: everything but the values, which Inputs stand for.
+  // What shapes the statement: everything but the values, which RequestValues stand for.
   const shape = JSON.stringify([
     update.model,
     update.action,
@@ -196,13 +197,13 @@ export async function updateRow<M extends OrganizationScopedModel>(
     updateStatement(
       {
         ...update,
-        rowId: new Input('rowId'),
-        data: Object.fromEntries(columns.map((column) => [column, new Input(`data:${column}`)])),
-        expectedVersion: versioned ? new Input('expectedVersion') : null,
+        rowId: new RequestValue('rowId'),
+        data: Object.fromEntries(columns.map((column) => [column, new RequestValue(`data:${column}`)])),
+        expectedVersion: versioned ? new RequestValue('expectedVersion') : null,
       } as unknown as RowUpdate<M>,
       callerSlots,
       columns,
-      keyed && ({ requestId: new Input('requestId'), step: new Input('step'), attempt: new Input('attempt') } as never),
+      keyed && stepSlots,
     );
   const inputs = {
     ...callerInputs(principal, update.action),

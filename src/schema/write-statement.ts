@@ -4,6 +4,7 @@ import { visibleOrganizations, type ModelName } from '../auth/tenancy.js';
 import { db } from '../db/index.js';
 import { sentAndLost } from '../db/unavailable.js';
 import { parameter, sql, statementOf, type SQL } from '../read-plans/sql.js';
+import type { RequestStep } from '../live/log.js';
 import { modelCatalog } from './model-catalog.js';
 
 /*
@@ -40,30 +41,26 @@ export interface Caller {
   allowed: SQL;
 }
 
-export function callerOf(principal: Principal, action: Action): Caller {
-  return {
-    user: parameter(principal.userId, 'int'),
-    // A timestamp without time zone ignores the zone of its text: an ISO string stores the UTC time, as Prisma does.
-    at: parameter(new Date().toISOString(), 'timestamp(3)'),
-    credential: parameter(principal.credential, 'credential_kind'),
-    visible: parameter(visibleOrganizations(principal) ?? null, 'int[]'),
-    allowed: parameter(allowedOrganizations(principal, action) ?? null, 'int[]'),
-  };
-}
-
 /** A value of the request in a statement built once per shape (`shapedStatement`): filled in at each request. */
-export class Input {
+export class RequestValue {
   constructor(readonly name: string) {}
 }
 
 /** The caller's part of a statement built once per shape, and the values that fill it (`callerInputs`). */
 export const callerSlots: Caller = {
-  user: parameter(new Input('user'), 'int'),
-  at: parameter(new Input('at'), 'timestamp(3)'),
-  credential: parameter(new Input('credential'), 'credential_kind'),
-  visible: parameter(new Input('visible'), 'int[]'),
-  allowed: parameter(new Input('allowed'), 'int[]'),
+  user: parameter(new RequestValue('user'), 'int'),
+  at: parameter(new RequestValue('at'), 'timestamp(3)'),
+  credential: parameter(new RequestValue('credential'), 'credential_kind'),
+  visible: parameter(new RequestValue('visible'), 'int[]'),
+  allowed: parameter(new RequestValue('allowed'), 'int[]'),
 };
+
+/** A keyed request's step in a statement built once per shape; its values are the step's own (`RequestStep`). */
+export const stepSlots = {
+  requestId: new RequestValue('requestId'),
+  step: new RequestValue('step'),
+  attempt: new RequestValue('attempt'),
+} as unknown as RequestStep;
 
 export const callerInputs = (principal: Principal, action: Action): Record<keyof Caller, unknown> => ({
   user: principal.userId,
@@ -79,7 +76,7 @@ const shapes = new Map<string, { text: string; values: unknown[] }>();
 
 /**
  * A write statement built and compiled once per shape (`key`), with the request's values where
- * `build` put an Input: building it with pg-sql2 at every request was a tenth of a rename's CPU.
+ * `build` put a RequestValue: building it with pg-sql2 at every request was a tenth of a rename's CPU.
  */
 export function shapedStatement(
   key: string,
@@ -91,7 +88,9 @@ export function shapedStatement(
     if (shapes.size >= MAX_SHAPES) shapes.delete(shapes.keys().next().value!);
     shapes.set(key, (shape = statementOf(build())));
   }
-  const values = shape.values.map((value) => (value instanceof Input ? writtenValue(inputs[value.name]) : value));
+  const values = shape.values.map((value) =>
+    value instanceof RequestValue ? writtenValue(inputs[value.name]) : value,
+  );
   return { text: shape.text, values };
 }
 

@@ -12,9 +12,13 @@ import { rowOf } from '../row-update.js';
 import {
   answerColumns,
   answerOf,
-  callerOf,
+  callerInputs,
+  callerSlots,
   columnNameOf,
   columnOf,
+  RequestValue,
+  shapedStatement,
+  stepSlots,
   tableOf,
   within,
   type Caller,
@@ -38,14 +42,11 @@ const sqlTypes: Record<string, string> = { Float: 'float8', Int: 'int' };
  * is not at its expected version (`stale`, with that instance as JSON, read locked: as it is now), the
  * written rows (JSON). Versions are read only when a move expects one.
  */
-function moveStatement(whiteboardId: number, moves: Move[], caller: Caller, step?: RequestStep): SQL {
+function moveStatement(versioned: boolean, caller: Caller, step?: RequestStep): SQL {
   const instance = tableOf(model);
-  // One array per placement column, null where an instance keeps its value.
+  // One array per placement column, null where an instance keeps its value (filled by moveInstances).
   const arrays = placement.map(([name, spec]) =>
-    parameter(
-      moves.map((move) => (move.data[name] ?? null) as number | null),
-      `${sqlTypes[spec.type as string]}[]`,
-    ),
+    parameter(new RequestValue(`placement:${name}`), `${sqlTypes[spec.type as string]}[]`),
   );
   const changed = placement.map((_, i) => sql.identifier(`c${i}`));
   const assignments = [
@@ -55,18 +56,9 @@ function moveStatement(whiteboardId: number, moves: Move[], caller: Caller, step
     ),
     sql`${sql.identifier(columnNameOf(model, 'updatedAt'))} = ${caller.at}`,
   ];
-  const ids = parameter(
-    moves.map((move) => move.rowId),
-    'int[]',
-  );
-  const versioned = moves.some((move) => move.expected != null);
+  const ids = parameter(new RequestValue('ids'), 'int[]');
   if (versioned) {
-    arrays.push(
-      parameter(
-        moves.map((move) => move.expected),
-        'int[]',
-      ),
-    );
+    arrays.push(parameter(new RequestValue('expected'), 'int[]'));
     changed.push(sql.identifier('expected'));
   }
   const logged = entriesInsert(
@@ -87,7 +79,7 @@ function moveStatement(whiteboardId: number, moves: Move[], caller: Caller, step
   );
   return sql`WITH board AS (
   SELECT b.id, b.organization_id, ${within(caller.allowed, sql`b.organization_id`)} AS allowed
-  FROM ${tableOf('Whiteboard')} b WHERE b.id = ${parameter(whiteboardId, 'int')} AND ${within(caller.visible, sql`b.organization_id`)}
+  FROM ${tableOf('Whiteboard')} b WHERE b.id = ${parameter(new RequestValue('whiteboardId'), 'int')} AND ${within(caller.visible, sql`b.organization_id`)}
 ), moves AS (
   SELECT * FROM unnest(${ids}, ${sql.join(arrays, ', ')}) WITH ORDINALITY AS m(id, ${sql.join(changed, ', ')}, n)
 ), found AS MATERIALIZED (
@@ -179,7 +171,22 @@ async function moveInstances(ctx: Context, whiteboardId: number, moves: Move[]):
   const keyed = nextStep(ctx);
   if (keyed?.done) return rowsNow(moves.map((move) => move.rowId));
   const versioned = moves.some((move) => move.expected != null);
-  const answer = await answerOf(moveStatement(whiteboardId, moves, callerOf(principalOf(ctx), action), keyed?.step), [
+  const inputs = {
+    ...callerInputs(principalOf(ctx), action),
+    ...keyed?.step,
+    whiteboardId,
+    ids: moves.map((move) => move.rowId),
+    expected: moves.map((move) => move.expected),
+    ...Object.fromEntries(
+      placement.map(([name]) => [`placement:${name}`, moves.map((move) => move.data[name] ?? null)]),
+    ),
+  };
+  const statement = shapedStatement(
+    JSON.stringify(['move', versioned, keyed !== undefined]),
+    () => moveStatement(versioned, callerSlots, keyed && stepSlots),
+    inputs,
+  );
+  const answer = await answerOf(statement, [
     'organizationId',
     'missing',
     'rows',
