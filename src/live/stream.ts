@@ -154,6 +154,11 @@ export async function openStream(ctx: Context, scope: StreamScope, after?: Curso
     (userId) => (userId === undefined || userId === principal.userId) && void deliver([]),
   );
   watchExpiry();
+  // A client that left while the stream opened (its set-up waited for the database) holds nothing,
+  // nor one that leaves later: over SSE the server would notice only at its next write.
+  const { signal } = ctx.request;
+  if (signal.aborted) void queue.return();
+  else signal.addEventListener('abort', () => void queue.return(), { once: true });
   return queue;
 
   /** Reads the entries after `cursor` below the hub's `horizon` into the stream, a page once the client read the last. */
