@@ -19,7 +19,7 @@ const run = promisify(execFile);
 
 const { values, positionals } = commandLine(
   `
-usage: npm run bench:sql -- [--runs N] [--values JSON] FILE.sql...
+usage: npm run bench:sql -- [--runs N] [--values JSON] [--commits] [--setup SQL] FILE.sql...
 
 Loads the bench's data set into a PostgreSQL cluster of its own, then executes each file's statement
 under valgrind's callgrind in a single-user backend and prints the instructions one execution costs
@@ -30,9 +30,17 @@ organization 1 and user 1, the owner's key.
 
   --runs N     executions counted (default 3)
   --values J   the parameters' values (default [1,[1],1,[1],1,[1]])
+  --commits    each execution its own transaction, its commit counted (for writes: a statement that
+               changes rows cannot run inside the loop reads run in)
+  --setup SQL  run on the loaded data set before counting (to compare a schema's variants: an index dropped)
 `,
   {
-    options: { runs: { type: 'string', default: '3' }, values: { type: 'string', default: '[1,[1],1,[1],1,[1]]' } },
+    options: {
+      runs: { type: 'string', default: '3' },
+      values: { type: 'string', default: '[1,[1],1,[1],1,[1]]' },
+      commits: { type: 'boolean', default: false },
+      setup: { type: 'string' },
+    },
     allowPositionals: true,
   },
 );
@@ -61,10 +69,13 @@ async function instructions(
   out: string,
 ): Promise<number> {
   const script = join(out, 'statements.sql');
-  // PL/pgSQL plans the statement once and keeps the plan, so each later execution is execution alone.
+  // Planned once and the plan kept (PL/pgSQL's, or a prepared statement's, generic without parameters),
+  // so each later execution is execution alone.
   await writeFile(
     script,
-    `DO $do$ BEGIN FOR i IN 1..${executions} LOOP PERFORM * FROM (${statement}) s; END LOOP; END $do$;\n`,
+    values.commits
+      ? `PREPARE counted AS ${statement};\n${'EXECUTE counted;\n'.repeat(executions)}`
+      : `DO $do$ BEGIN FOR i IN 1..${executions} LOOP PERFORM * FROM (${statement}) s; END LOOP; END $do$;\n`,
   );
   for (const file of await readdir(out)) if (file.startsWith('callgrind.')) await rm(join(out, file));
   const postgres = join((await run('pg_config', ['--bindir'])).stdout.trim(), 'postgres');
@@ -98,6 +109,7 @@ try {
   const dataset = await loadDataset(url);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  if (values.setup) await client.query(values.setup);
   await client.query('VACUUM ANALYZE');
   await client.end();
   await cluster.stop();
@@ -108,7 +120,7 @@ try {
   for (const { file, sql } of statements) {
     const once = await instructions(cluster.dataDirectory, sql, 1, out);
     const many = await instructions(cluster.dataDirectory, sql, runs + 1, out);
-    console.log(`| ${file} | ${((many - once) / runs / 1e6).toFixed(2)} |`);
+    console.log(`| ${file} | ${((many - once) / runs / 1e6).toFixed(3)} |`);
   }
 } finally {
   await cleanup();
