@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, demo } from '../src/db/seed/index.js';
 import { expectNothingChanged, failure } from './helpers/changes.js';
 import { demoOrganizationIds } from './helpers/demo-ids.js';
-import { ofTheRequest, startTestServer, type TestServer } from './helpers/server.js';
+import { postGraphQL } from './helpers/graphql.js';
+import { ofTheRequest, startInstance, startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
 let org: Awaited<ReturnType<typeof demoOrganizationIds>>;
@@ -196,6 +197,32 @@ describe('deleting organizations', () => {
       entityType: 'Organization',
       entityId: org.acme,
     });
-    expect((await server.graphql(info)).data!.organizationInfo).toBeNull();
+    expect(await server.graphql(info)).toEqual({ status: 200, data: { organizationInfo: null } });
+  });
+
+  it("leaves the deletion's entry of no organization, which the platform admin reads with organization null both ways", async () => {
+    const entry = await prisma().userActionLog.findFirstOrThrow({ orderBy: { id: 'desc' } });
+    // A relation below (the rate) gives the organization a planned query, which Pothos checks the resolver reads.
+    const read = `query($rowId: Int!) {
+      actionLog(rowId: $rowId) { rowId organizationId organization { rowId name rate { code } } user { rowId } }
+      actionLogs(filter: { entityType: { eq: "Organization" }, method: { eq: DELETE } }) { nodes { rowId organization { rowId name rate { code } } } }
+    }`;
+    const expected = {
+      status: 200,
+      data: {
+        actionLog: { rowId: entry.id, organizationId: null, organization: null, user: { rowId: entry.userId } },
+        actionLogs: { nodes: [{ rowId: entry.id, organization: null }] },
+      },
+    };
+    expect(await server.graphql(read, { rowId: entry.id }, server.keys.platformAdmin)).toEqual(expected);
+    // The same document through the resolvers alone: a gateway without read plans over the same database.
+    const resolvers = await startInstance({ READ_PLANS: 'false' });
+    try {
+      expect(
+        await postGraphQL(resolvers.url, read, { variables: { rowId: entry.id }, key: server.keys.platformAdmin }),
+      ).toEqual(expected);
+    } finally {
+      await resolvers.close();
+    }
   });
 });

@@ -2,6 +2,7 @@ import { prisma } from '../db/index.js';
 import { builder } from './builder.js';
 import type { Context } from './context.js';
 import { rowIdNode } from './global-id.js';
+import { whenId } from './loaders.js';
 import { ActionMethod, ActionMethodFilter, CredentialKind } from './enums.js';
 import { connectionOptions, withVisibleCursor, type PageArgs } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
@@ -40,7 +41,7 @@ builder.prismaNode('UserActionLog', {
     organization: t.prismaField({
       ...namedRow('Organization', 'Null for an entry of no organization, or one the caller is not in.'),
       resolve: (query, entry, _args, ctx) =>
-        entry.organizationId === null ? null : ctx.loaders.row('Organization', { ...query }, entry.organizationId),
+        whenId(query, entry.organizationId, (selection, id) => ctx.loaders.row('Organization', selection, id)),
     }),
   }),
 });

@@ -42,6 +42,20 @@ export async function rowsByIds<M extends ModelName>(
 }
 
 /**
+ * `read` with the planned query for the row `id` names; null, without a read, when there is no id (a
+ * null foreign key, no active organization). The query is read either way: Pothos takes a planned
+ * query never read for a forgotten spread (onUnusedQuery) and answers an error beside the null.
+ */
+export function whenId<Q extends object, T>(
+  query: Q,
+  id: number | null | undefined,
+  read: (selection: Q, id: number) => T,
+): T | null {
+  const selection = { ...query };
+  return id == null ? null : read(selection, id);
+}
+
+/**
  * One row by id, read with the query Pothos planned for the field that answers it (`me`, a mutation's
  * payload). With findFirst, not findUnique: Prisma pages the relations of a findUnique in SQL from a
  * cursor row's place wherever that row is, and those of any other read among the row's own rows, as

@@ -12,7 +12,7 @@ import { RateCode, RateCodeFilter } from './enums.js';
 import { pageById, pageInTenancy } from './pagination.js';
 import { defineRootFields } from './root-fields.js';
 import { principalOf } from './context.js';
-import { changedRow } from './loaders.js';
+import { changedRow, whenId } from './loaders.js';
 import { atExpectedVersion, expectedVersionField, versionOptions } from './versions.js';
 
 builder.prismaNode('Rate', {
@@ -89,14 +89,13 @@ builder.queryFields((t) => ({
     args: {
       organizationId: t.arg.int({ description: 'Row id of the organization; defaults to the active organization.' }),
     },
-    resolve: (query, _root, args, ctx) => {
-      const id = args.organizationId ?? principalOf(ctx).activeOrganizationId;
-      if (id == null) return null;
-      return prisma().organization.findUnique({
-        ...query,
-        where: { id, AND: [tenancyWhere('Organization', principalOf(ctx))] },
-      });
-    },
+    resolve: (query, _root, args, ctx) =>
+      whenId(query, args.organizationId ?? principalOf(ctx).activeOrganizationId, (selection, id) =>
+        prisma().organization.findUnique({
+          ...selection,
+          where: { id, AND: [tenancyWhere('Organization', principalOf(ctx))] },
+        }),
+      ),
   }),
   rateChoices: t.field({
     type: [Choice],

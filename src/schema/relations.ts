@@ -4,6 +4,7 @@ import { getDatamodel } from '../generated/pothos-types.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { readPlan } from '../read-plans/extensions.js';
 import type { Context } from './context.js';
+import { whenId } from './loaders.js';
 
 type Relations<M extends ModelName> = PrismaTypes[M]['Relations'];
 
@@ -37,11 +38,7 @@ export function visibleRelation<M extends ModelName, R extends ToOne<M>>(model: 
         ? 'Null when the caller shares no organization with that user.'
         : 'Null when it belongs to an organization the caller is not in.',
     extensions: readPlan({ relation }),
-    resolve: (query: PlannedQuery<Target<M, R>>, parent: Row<M>, _args: object, ctx: Context) => {
-      // Read even when there is no row to load: Pothos takes a planned query never read for a forgotten spread.
-      const selection = { ...query };
-      const id = parent[foreignKey] as number | null;
-      return id === null ? null : ctx.loaders.row(target, selection, id);
-    },
+    resolve: (query: PlannedQuery<Target<M, R>>, parent: Row<M>, _args: object, ctx: Context) =>
+      whenId(query, parent[foreignKey] as number | null, (selection, id) => ctx.loaders.row(target, selection, id)),
   };
 }
