@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDatabase } from './helpers/database.js';
+import { parseConnectionString } from '../src/db/connection-string.js';
+import { openTestDatabase, postgresServerUrl } from './helpers/database.js';
 import { startServer } from './helpers/processes.js';
 
-// Creating databases needs a PostgreSQL server whatever the engine of the other suites (the CI machine has this one).
-const serverUrl = process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test';
+// Creating databases needs a PostgreSQL server whatever the engine of the other suites.
+const serverUrl = postgresServerUrl();
+const [{ host, port }] = parseConnectionString(serverUrl).servers;
 const suffix = randomUUID().replace(/-/g, '').slice(0, 12);
 const withDatabase = (name: string, role?: string) => {
   const url = new URL(serverUrl);
@@ -37,7 +39,7 @@ describe('a database named in DATABASE_URL that does not exist', () => {
     const server = startServer({ DATABASE_URL: withDatabase(name), PORT: '0' });
     const response = await fetch(`${await server.url}/ready`);
     expect(response.status).toBe(200);
-    expect(server.lines.out).toContain(`created database "${name}" on 127.0.0.1:5432`);
+    expect(server.lines.out).toContain(`created database "${name}" on ${host}:${port}`);
     expect(await exists(name)).toBe(true);
     server.child.kill('SIGTERM');
     expect(await server.exit).toBe(0);
@@ -49,7 +51,7 @@ describe('a database named in DATABASE_URL that does not exist', () => {
     expect(await server.exit).toBe(1);
     expect(server.lines.err).toEqual([
       `error: database "${name}" does not exist and could not be created (role "${noCreateRole}" may not create databases); ` +
-        `create it with: createdb -h 127.0.0.1 -p 5432 -O ${noCreateRole} ${name}`,
+        `create it with: createdb -h ${host} -p ${port} -O ${noCreateRole} ${name}`,
     ]);
     expect(await exists(name)).toBe(false);
   }, 60_000);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/index.js';
 import type { DemoKeys } from '../src/db/seed/keys.js';
 import { firstBoard, type DemoBoard } from './helpers/demo-ids.js';
-import { openTestDatabase } from './helpers/database.js';
+import { openTestDatabase, postgresServerUrl } from './helpers/database.js';
 import { pngBytes, uploadFile } from './helpers/files.js';
 import { subscribeSse, subscribeWs } from './helpers/live.js';
 import { AUDIENCE, demoAccounts, TestProvider } from './helpers/oidc-provider.js';
@@ -11,7 +11,6 @@ import { rest } from './helpers/rest.js';
 
 // A fleet shares changes through PostgreSQL's NOTIFY and files through its tables: whatever engine
 // the other files run on, this one makes a database of its own on a PostgreSQL server.
-const postgresServer = process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test';
 
 let database: Database;
 let keys: DemoKeys;
@@ -23,7 +22,7 @@ let provider: TestProvider;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  const opened = await openTestDatabase(postgresServer);
+  const opened = await openTestDatabase(postgresServerUrl());
   ({ database, keys, drop } = opened);
   provider = await TestProvider.start({ accounts: demoAccounts() });
   env = {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/index.js';
 import type { DemoKeys } from '../src/db/seed/keys.js';
-import { openTestDatabase } from './helpers/database.js';
+import { openTestDatabase, postgresServerUrl } from './helpers/database.js';
 import { legacyContract } from './helpers/legacy-contract.js';
 import { subscribeSse } from './helpers/live.js';
 import { startPgBouncer, type PgBouncer } from './helpers/pgbouncer.js';
@@ -10,9 +10,8 @@ import { startGateway, type GatewayProcess } from './helpers/processes.js';
 // Two gateway processes behind Debian's PgBouncer (1.18: a named statement prepared on one server
 // connection is unknown to the others) in transaction mode, with DATABASE_DIRECT_URL for what needs a
 // session. Two server connections for eight client connections, so consecutive statements of a
-// client meet different server connections. The database is this file's own on the PostgreSQL server
-// of TEST_DATABASE_URL, else the local one, whatever engine the other files use.
-const postgresServer = process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test';
+// client meet different server connections. The database is this file's own on a PostgreSQL server,
+// whatever engine the other files use.
 
 let database: Database;
 let keys: DemoKeys;
@@ -22,7 +21,7 @@ let a: GatewayProcess;
 let b: GatewayProcess;
 
 beforeAll(async () => {
-  const opened = await openTestDatabase(postgresServer);
+  const opened = await openTestDatabase(postgresServerUrl());
   ({ database, keys, drop } = opened);
   const direct = new URL(opened.url!);
   bouncer = await startPgBouncer({ host: direct.hostname, port: Number(direct.port || 5432) }, 2);
