@@ -29,8 +29,7 @@ const relationFields = Object.values(schema.getTypeMap())
     if (!model) return [];
     return Object.values(type.getFields()).flatMap((field) => {
       const extensions = field.extensions as Record<string, any>;
-      const relation: string | undefined =
-        extensions.pothosPrismaRelationField?.name ?? extensions.readPlan?.relation ?? extensions.readPlan?.visibleId;
+      const relation: string | undefined = extensions.pothosPrismaRelationField?.name ?? extensions.readPlan?.relation;
       return relation ? [{ name: `${type.name}.${field.name}`, model, relation, field, extensions }] : [];
     });
   });

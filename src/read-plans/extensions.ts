@@ -24,8 +24,8 @@ export type ReadPlanExtension =
    * the planner joins it under the same rule as every relation.
    */
   | { relation: string }
-  /** The row id a to-one relation reaches, when the caller may see that row (the same rule as the relation). */
-  | { visibleId: string }
+  /** A field of an organization's id, null where the caller is not a member (visibleOrganizationId). */
+  | { visibleOrganizationId: string }
   /** `node(id:)` (one) or `nodes(ids:)` (list): rows by global id, each under its type's tenancy. */
   | { nodes: 'one' | 'list' }
   /**

@@ -28,7 +28,7 @@ builder.prismaNode('User', {
       nullable: true,
       description:
         "The active organization's row id, when the caller may see that organization (as activeOrganization).",
-      extensions: readPlan({ visibleId: 'activeOrganization' }),
+      extensions: readPlan({ visibleOrganizationId: 'activeOrganizationId' }),
       resolve: (user, _args, ctx) => visibleOrganizationId(principalOf(ctx), user.activeOrganizationId),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
