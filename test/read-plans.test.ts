@@ -175,6 +175,35 @@ describe('read plans answer as the executor does', () => {
     }
   });
 
+  it('pageInfo with no list, with several, after an offset, on an empty page and backward below a row: one statement, as the resolvers answer', async () => {
+    // The cursors are read from the page the lists read (pageOnce): every list beside them, and none.
+    const query = /* GraphQL */ `
+      query Pages($first: Int, $offset: Int, $after: String, $last: Int, $before: String) {
+        alone: whiteboards(first: $first, offset: $offset, after: $after) { pageInfo { startCursor endCursor hasNextPage } }
+        lists: whiteboards(first: $first, offset: $offset, after: $after, orderBy: [{ field: name, direction: ASC }]) {
+          pageInfo { endCursor } info: pageInfo { __typename startCursor hasPreviousPage }
+          nodes { rowId } edges { cursor }
+          named: edges { node { name dataStreams(last: $last, before: $before) { totalCount pageInfo { startCursor hasPreviousPage } nodes { rowId } } } }
+        }
+        whiteboard(rowId: 1) { dataStreams(first: $first, after: $after) { pageInfo { hasNextPage endCursor startCursor } edges { node { rowId } } } }
+      }
+    `;
+    const { data } = await server.graphql('{ whiteboards(first: 3) { edges { cursor } } }');
+    const cursors: string[] = data!.whiteboards.edges.map((edge: { cursor: string }) => edge.cursor);
+    const stream = Buffer.from('GPC:N:1').toString('base64');
+    for (const variables of [
+      { first: 2 },
+      { first: 1, offset: 1, last: 1 },
+      { first: 2, offset: 1, after: cursors[0], last: 1, before: stream },
+      { first: 0, last: 0 },
+      { first: 5, offset: 100 },
+      { first: 1, after: stream, before: stream },
+    ]) {
+      for (const key of [server.keys.owner, server.keys.globexOwner])
+        expect(await sameBothWays(query, variables, key)).toHaveLength(1);
+    }
+  });
+
   it('two selections of one relation with other arguments below one row: each its own page, as the resolvers answer', async () => {
     // The resolvers read the second selection for its row alone (pageOfParent), and `me` with findFirst:
     // a cursor row of another board's streams, or of another user's memberships, gives an empty page there too.

@@ -44,6 +44,12 @@ describe('GraphQL standard reads', () => {
     await expect(sql).toMatchFileSnapshot(fileName('nested-board-read'));
   });
 
+  it('the nested board read with pageInfo (case a2): one statement', async () => {
+    const sql = await statementsOf(() => read(nestedOfLevels(3, 'pageInfo'), { org: 1, first: 50 }));
+    expect(sql.split(';\n').length - 1).toBe(1);
+    await expect(sql).toMatchFileSnapshot(fileName('nested-board-read-pageInfo'));
+  });
+
   it('one board with everything on it: one statement', async () => {
     const sql = await statementsOf(() => read(boardQuery, { rowId: 1 }));
     expect(sql.split(';\n').length - 1).toBe(1);

@@ -36,6 +36,7 @@ import {
   orNull,
   parameter,
   quoted,
+  rowArray,
   sql,
   statementOf,
   tableOf,
@@ -72,6 +73,18 @@ interface Page {
 }
 
 type Rows = ReturnType<Planner['rows']>;
+
+/** Pothos's cursor of a row id, as JSON text: "GPC:" and the id as a tagged number. */
+const cursorOfId = (id: SQL) => quoted(base64Of('GPC:N:', id));
+
+/** How a connection's lists and cursors read its page; `wrap` goes around the connection's JSON. */
+interface PageReader {
+  /** JSON array text of `element` for each row of the page. */
+  list(element: (row: SQL) => SQL): SQL;
+  /** JSON text of the page's first or last row's cursor, `null` for an empty page: a reader for cursors has it. */
+  cursor?(last: boolean): SQL;
+  wrap(json: SQL): SQL;
+}
 
 // biome-ignore lint/suspicious/noExplicitAny: graphql-js types extensions as unknown; Pothos's entries here are its own untyped shapes
 type Extensions = Record<string, any> | undefined | null;
@@ -289,36 +302,30 @@ class Planner {
   connection(type: GraphQLObjectType, nodes: readonly FieldNode[], page: Page): SQL {
     const table = this.table(page.model);
     const rows = this.rows(page);
-    const cursorOf = (row: SQL) => quoted(base64Of('GPC:N:', columnOf(row, table.columns.get('id')!.name)));
-    const entries = [...subfields(this.scope, type, nodes)].map(([key, selected]): [string, SQL] => {
+    const idOf = (row: SQL) => columnOf(row, table.columns.get('id')!.name);
+    const cursorOf = (row: SQL) => cursorOfId(idOf(row));
+    const typeOf = (field: string) => getNamedType(type.getFields()[field].type) as GraphQLObjectType;
+    const fields = [...subfields(this.scope, type, nodes)];
+    const asksCursor = fields.some(
+      ([, selected]) =>
+        selected[0].name.value === 'pageInfo' &&
+        [...subfields(this.scope, typeOf('pageInfo'), selected).values()].some((inner) =>
+          ['startCursor', 'endCursor'].includes(inner[0].name.value),
+        ),
+    );
+    const reader = asksCursor ? this.pageOnce(rows, idOf) : this.pageByList(rows);
+    const entries = fields.map(([key, selected]): [string, SQL] => {
       const name = selected[0].name.value;
       if (name === '__typename') return [key, jsonLiteral(type.name)];
       const counted = this.scope.alias();
       if (name === 'totalCount')
         return [key, sql`(SELECT count(*) FROM ${tableOf(table.table)} ${counted} WHERE ${page.where(counted)})::text`];
-      if (name === 'edges')
-        return [
-          key,
-          this.edges(
-            getNamedType(type.getFields().edges.type) as GraphQLObjectType,
-            selected,
-            page.model,
-            rows,
-            cursorOf,
-          ),
-        ];
-      if (name === 'nodes') {
-        const node = getNamedType(type.getFields().nodes.type) as GraphQLObjectType;
-        return [key, this.eachRow(rows, (row) => this.object(node, selected, page.model, row))];
-      }
-      if (name === 'pageInfo')
-        return [
-          key,
-          this.pageInfo(getNamedType(type.getFields().pageInfo.type) as GraphQLObjectType, selected, rows, cursorOf),
-        ];
+      if (name === 'edges') return [key, this.edges(typeOf('edges'), selected, page.model, reader, cursorOf)];
+      if (name === 'nodes') return [key, reader.list((row) => this.object(typeOf('nodes'), selected, page.model, row))];
+      if (name === 'pageInfo') return [key, this.pageInfo(typeOf('pageInfo'), selected, rows, reader)];
       throw new Unplannable(`${type.name}.${name}`);
     });
-    return jsonObject(entries);
+    return reader.wrap(jsonObject(entries));
   }
 
   /**
@@ -360,15 +367,14 @@ class Planner {
     type: GraphQLObjectType,
     nodes: readonly FieldNode[],
     model: ModelName,
-    rows: Rows,
+    reader: PageReader,
     cursorOf: (row: SQL) => SQL,
   ): SQL {
-    return this.eachRow(rows, (row) =>
+    return reader.list((row) =>
       jsonObject(
         [...subfields(this.scope, type, nodes)].map(([key, selected]): [string, SQL] => {
           const name = selected[0].name.value;
           if (name === '__typename') return [key, jsonLiteral(type.name)];
-          // Pothos's cursor of a row id: "GPC:" and the id as a tagged number.
           if (name === 'cursor') return [key, cursorOf(row)];
           if (name === 'node')
             return [
@@ -382,27 +388,53 @@ class Planner {
   }
 
   /**
-   * A JSON array of `element` for each row of a page, in the page's order. A forward page's rows are
+   * An array of `element` for each row of a page, in the page's order. A forward page's rows are
    * its query's own (PostgreSQL builds the elements of the rows its LIMIT keeps, after the sort);
    * a backward page, fetched from the end, is turned around by a query around it.
    */
   private eachRow(rows: Rows, element: (row: SQL) => SQL): SQL {
     const row = this.scope.alias();
-    if (!rows.window.backward) return jsonArray(element(row), rows.pageRows(row));
+    if (!rows.window.backward) return rowArray(element(row), rows.pageRows(row));
     const inner = this.scope.alias();
-    return jsonArray(element(row), sql`FROM (${rows.select(inner)}) ${row} ORDER BY ${orderSql(row, rows.keys)}`);
+    return rowArray(element(row), sql`FROM (${rows.select(inner)}) ${row} ORDER BY ${orderSql(row, rows.keys)}`);
+  }
+
+  /** A page whose lists each read its rows: nothing else reads them. */
+  private pageByList(rows: Rows): PageReader {
+    return { list: (element) => jsonArray(this.eachRow(rows, element)), wrap: (json) => json };
+  }
+
+  /**
+   * A page read once for its lists and its first and last cursors: one query gathers each row's id
+   * and list elements into a two-dimensional array, which they read. A cursor read by a query of its
+   * own read and sorted the page again: 1.2 of the 25.9 M instructions of case a2's statement, a
+   * tenth of its execution time (issue 39).
+   */
+  private pageOnce(rows: Rows, idOf: (row: SQL) => SQL): PageReader {
+    const read = this.scope.alias();
+    const cells = columnOf(read, 'page');
+    // Ids, not cursors: only the first and the last row's become cursors.
+    const columns = [(row: SQL) => sql`${idOf(row)}::text`];
+    return {
+      list(element) {
+        columns.push(element);
+        const column = sql.literal(columns.length);
+        return jsonArray(sql`${cells}[:][${column}:${column}]`);
+      },
+      cursor: (last) => orNull(cursorOfId(sql`${cells}[${last ? sql`array_upper(${cells}, 1)` : sql`1`}][1]`)),
+      // OFFSET 0: PostgreSQL would otherwise write the array's query into each of its uses.
+      wrap: (json) => {
+        const cellsOf = (row: SQL) => columns.map((column) => column(row));
+        const page = this.eachRow(rows, (row) => sql`ARRAY[${sql.join(cellsOf(row), ', ')}]`);
+        return sql`(SELECT ${json} FROM (SELECT ${page} AS ${sql.identifier('page')} OFFSET 0) ${read})`;
+      },
+    };
   }
 
   /** Pothos's `pageInfo` (wrapConnectionResult): what the arguments say, whether rows follow, and the edges' first and last cursors. */
-  private pageInfo(type: GraphQLObjectType, nodes: readonly FieldNode[], rows: Rows, cursorOf: (row: SQL) => SQL): SQL {
+  private pageInfo(type: GraphQLObjectType, nodes: readonly FieldNode[], rows: Rows, reader: PageReader): SQL {
     const { window } = rows;
     const full = () => sql`CASE WHEN ${rows.more(this.scope.alias())} THEN 'true' ELSE 'false' END`;
-    const edge = (reversed: boolean) => {
-      const [inner, row] = [this.scope.alias(), this.scope.alias()];
-      return orNull(
-        sql`(SELECT ${cursorOf(row)} FROM (${rows.select(inner)}) ${row} ORDER BY ${orderSql(row, rows.keys, reversed)} LIMIT 1)`,
-      );
-    };
     const entries = [...subfields(this.scope, type, nodes)].map(([key, selected]): [string, SQL] => {
       switch (selected[0].name.value) {
         case '__typename':
@@ -412,9 +444,9 @@ class Planner {
         case 'hasPreviousPage':
           return [key, window.after ? sql`'true'` : window.backward ? full() : sql`'false'`];
         case 'startCursor':
-          return [key, edge(false)];
+          return [key, reader.cursor!(false)];
         case 'endCursor':
-          return [key, edge(true)];
+          return [key, reader.cursor!(true)];
         default:
           throw new Unplannable(`${type.name}.${selected[0].name.value}`);
       }

@@ -63,13 +63,15 @@ export function jsonObject(entries: [key: string, json: SQL][]): SQL {
 }
 
 /**
- * A JSON array of one element per row, in the given order; `[]` for none. The rows' texts are
- * gathered by `ARRAY(... ORDER BY)`, which costs no sort over a page already in that order, and
- * joined once: a third less of PostgreSQL's time than `string_agg(... ORDER BY)` took for the
+ * An array of one element per row, in the given order. The rows' texts are gathered by
+ * `ARRAY(... ORDER BY)`, which costs no sort over a page already in that order, and joined once
+ * (`jsonArray`): a third less of PostgreSQL's time than `string_agg(... ORDER BY)` took for the
  * nested board read and for one board (BENCHMARKS.md, issue 39).
  */
-export const jsonArray = (element: SQL, fromWhereOrder: SQL) =>
-  sql`'[' || array_to_string(ARRAY(SELECT ${element} ${fromWhereOrder}), ',') || ']'`;
+export const rowArray = (element: SQL, fromWhereOrder: SQL) => sql`ARRAY(SELECT ${element} ${fromWhereOrder})`;
+
+/** A JSON array of the texts of a SQL array, in its order; `[]` for none. */
+export const jsonArray = (texts: SQL) => sql`'[' || array_to_string(${texts}, ',') || ']'`;
 
 /** base64 of a prefix and a row id: Relay's global ids and Pothos's cursors. */
 export const base64Of = (prefix: string, id: SQL) =>
