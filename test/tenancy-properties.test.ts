@@ -12,9 +12,8 @@ import {
   type GeneratedDocument,
   type Pools,
 } from './helpers/documents.js';
-import { demoKeyHolders } from '../src/db/seed/keys.js';
 import { forEachRun, seedOf } from './helpers/properties.js';
-import { AUDIENCE, demoAccounts, scopeOf, TestProvider } from './helpers/oidc-provider.js';
+import { AUDIENCE, demoAccounts, demoTokens, TestProvider } from './helpers/oidc-provider.js';
 import { crossOrganizationReferences, demoCallers, foreignRows, Visibility, type Caller } from './helpers/tenancy.js';
 import { addWebhookEndpoints } from './helpers/webhooks.js';
 
@@ -39,7 +38,7 @@ let visibility: Visibility;
 let pools: Pools;
 let provider: TestProvider;
 /** Each caller's bearer token, by name. */
-const tokens = new Map<string, string>();
+let tokens: Map<string, string>;
 
 beforeAll(async () => {
   // On PostgreSQL the tables' owner is no superuser, so that row-level security holds for the guarded gateway.
@@ -54,8 +53,10 @@ beforeAll(async () => {
   resolved = createApp({ schema, config: { ...config, readPlans: false } });
   if (database.url) guarded = createApp({ schema, config: { ...config, rowLevelSecurity: true } });
   callers = await demoCallers(prisma, database.keys);
-  for (const caller of callers)
-    tokens.set(caller.name, await provider.signIn(caller.name, scopeOf(demoKeyHolders[caller.name])));
+  tokens = await demoTokens(
+    provider,
+    callers.map((caller) => caller.name),
+  );
   visibility = await Visibility.of(prisma);
   pools = await poolsOf(prisma);
 });

@@ -49,9 +49,13 @@ function resultQueue() {
 /** An API key's secret, or a bearer token. */
 export type TestCredential = string | { bearer: string };
 
-/** The header of a credential: X-API-KEY for a key, Authorization for a bearer token. */
-export const credentialHeader = (credential: TestCredential): Record<string, string> =>
-  typeof credential === 'string' ? { 'x-api-key': credential } : { authorization: `Bearer ${credential.bearer}` };
+/** The header of a credential: X-API-KEY for a key, Authorization for a bearer token, none for none (null). */
+export const credentialHeader = (credential: TestCredential | null): Record<string, string> =>
+  credential === null
+    ? {}
+    : typeof credential === 'string'
+      ? { 'x-api-key': credential }
+      : { authorization: `Bearer ${credential.bearer}` };
 
 /**
  * Subscribes over Server-Sent Events with a plain fetch; resolves once the server answered
@@ -59,7 +63,7 @@ export const credentialHeader = (credential: TestCredential): Record<string, str
  */
 export async function subscribeSse(
   url: string,
-  key: TestCredential,
+  key: TestCredential | null,
   query: string,
   variables: Record<string, unknown> = {},
   headers: Record<string, string> = {},
@@ -103,14 +107,15 @@ export async function subscribeSse(
 /** Subscribes over WebSocket with the graphql-ws client, the key (or token) in the connection parameters. */
 export function subscribeWs(
   url: string,
-  key: TestCredential,
+  key: TestCredential | null,
   query: string,
   variables: Record<string, unknown> = {},
 ): Subscription {
   const client = createClient({
     url: `${url.replace(/^http/, 'ws')}/graphql`,
     webSocketImpl: WebSocket,
-    connectionParams: typeof key === 'string' ? { 'X-API-KEY': key } : { Authorization: `Bearer ${key.bearer}` },
+    connectionParams:
+      key === null ? {} : typeof key === 'string' ? { 'X-API-KEY': key } : { Authorization: `Bearer ${key.bearer}` },
     retryAttempts: 0,
   });
   const queue = resultQueue();

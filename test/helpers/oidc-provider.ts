@@ -36,6 +36,16 @@ export const demoAccounts = (): Record<string, Account> =>
 export const scopeOf = (permission: ApiKeyPermission): string =>
   Object.entries(tokenScopes).find(([, allowed]) => allowed === permission)![0];
 
+/** Each demo key holder's access token, by name, with the scope of its key's permission: what its key may do. */
+export async function demoTokens(
+  provider: TestProvider,
+  holders: readonly (keyof typeof demoKeyHolders)[],
+): Promise<Map<string, string>> {
+  const tokens = new Map<string, string>();
+  for (const holder of holders) tokens.set(holder, await provider.signIn(holder, scopeOf(demoKeyHolders[holder])));
+  return tokens;
+}
+
 /** A machine client of the client-credentials flow. */
 export interface ServiceClient {
   id: string;
