@@ -20,12 +20,14 @@ export default defineConfig({
           name: 'properties',
           include: [
             'test/tenancy-properties.test.ts',
+            'test/tenancy-subscriptions.test.ts',
             'test/instance-moves-properties.test.ts',
             'test/write-plans.test.ts',
           ],
           env: {
             ...shared.test.env,
             TENANCY_DOCUMENTS: process.env.TENANCY_DOCUMENTS ?? '200',
+            TENANCY_SUBSCRIPTIONS: process.env.TENANCY_SUBSCRIPTIONS ?? '100',
             MOVE_DOCUMENTS: process.env.MOVE_DOCUMENTS ?? '200',
             WRITE_DOCUMENTS: process.env.WRITE_DOCUMENTS ?? '200',
           },
