@@ -26,7 +26,8 @@ under valgrind's callgrind in a single-user backend and prints the instructions 
 (the first execution, which plans and fills the caches, is left out: runs+1 minus 1 executions).
 The statement's parameters ($1, $2, ...) take the values of --values, a JSON array (numbers,
 strings, arrays), written into the text as literals; the default suits test/sql/nested-board-read.sql:
-organization 1 and user 1, the owner's key.
+organization 1 and user 1, the owner's key. callgrind counts a copy by \`rep movsb\` once per byte, so
+a statement that copies large texts counts more than its time says: compare forms within one run.
 
   --runs N     executions counted (default 3)
   --values J   the parameters' values (default [1,[1],1,[1],1,[1]])
