@@ -114,8 +114,8 @@ export function subscribeWs(
   const client = createClient({
     url: `${url.replace(/^http/, 'ws')}/graphql`,
     webSocketImpl: WebSocket,
-    connectionParams:
-      key === null ? {} : typeof key === 'string' ? { 'X-API-KEY': key } : { Authorization: `Bearer ${key.bearer}` },
+    // The gateway reads the connection parameters' names as it reads headers, case aside.
+    connectionParams: credentialHeader(key),
     retryAttempts: 0,
   });
   const queue = resultQueue();
