@@ -4,8 +4,7 @@ import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { logError } from '../observability/logger.js';
 import { reportUnavailable } from '../observability/outage.js';
 import type { LiveEvent } from './events.js';
-import { LOG_TABLE } from './log.js';
-import { changeOf, entryColumns, horizon, readHead } from './log-read.js';
+import { readHead, readPast } from './log-read.js';
 import { pruneKeys, pruneLog } from './retention.js';
 
 type Listener = (event: LiveEvent) => void;
@@ -38,11 +37,6 @@ const IDLE_STOP_MS = 10_000;
 const WAKE_GAP_MS = 5;
 /** How often each instance deletes the entries past retention. */
 const PRUNE_EVERY_MS = 60_000;
-
-const readSql = `SELECT h.xmin::text, ${entryColumns}
-FROM ${horizon} h
-LEFT JOIN ${LOG_TABLE} e ON e.xid >= $1::bigint AND e.xid < h.xmin AND e.kind IS NOT NULL
-ORDER BY e.xid, e.id`;
 
 /**
  * One per gateway instance: reads the committed changes of every instance from the change log
@@ -176,10 +170,10 @@ export class LiveHub {
     reading.lastReadAt = Date.now();
     reading.woken = false;
     try {
-      const rows = await reading.engine.queryRows(readSql, [reading.horizon]);
+      const { horizon, changes } = await readPast(reading.engine.queryRows, reading.identity, reading.horizon);
       this.failing = false;
-      reading.horizon = rows[0][0] as string;
-      for (const row of rows) if (row[1] !== null) this.deliver(changeOf(reading.identity, row, 1));
+      reading.horizon = horizon;
+      for (const change of changes) this.deliver(change);
     } catch (error) {
       // The database is away: the same events are read again from the same horizon once it is back.
       if (this.reading === reading && !this.failing) reportFailure(error, 'reading live events failed');

@@ -85,6 +85,25 @@ export function changeOf(identity: string, row: unknown[], offset = 0): LoggedCh
   };
 }
 
+// A horizon that counts a transaction of another database, whose backend ended between the snapshot
+// and the look at the backends, is lower than the last read's: the read keeps the higher, or it would
+// read the entries between the two again.
+const pastSql = `SELECT greatest(h.xmin, $1::bigint)::text, ${entryColumns}
+FROM ${horizon} h
+LEFT JOIN ${LOG_TABLE} e ON e.xid >= $1::bigint AND e.xid < h.xmin AND e.kind IS NOT NULL
+ORDER BY e.xid, e.id`;
+
+/** Every entry from `horizon` to this read's horizon, in log order, and where the next read starts (never before `horizon`). */
+export async function readPast(
+  run: QueryRows,
+  identity: string,
+  horizon: string,
+): Promise<{ horizon: string; changes: LoggedChange[] }> {
+  const rows = await run(pastSql, [horizon]);
+  const changes = rows.filter((row) => row[1] !== null).map((row) => changeOf(identity, row, 1));
+  return { horizon: rows[0][0] as string, changes };
+}
+
 /**
  * Where a reader goes on from after a read that reached the end: past every entry below the read's
  * horizon; a reader whose cursor is past that horizon already (it read where another saw further)
