@@ -231,8 +231,10 @@ class Planner {
     const conditions = (child: SQL) =>
       allOf([
         sql`${columnOf(child, join.childColumn)} = ${columnOf(alias, join.parentColumn)}`,
-        whereSql(this.scope, join.target, child, where),
-        tenancy && !carries(where, tenancy) ? whereSql(this.scope, join.target, child, tenancy) : sql.true,
+        whereSql(this.scope, join.target, child, where, !join.toMany),
+        tenancy && !carries(where, tenancy)
+          ? whereSql(this.scope, join.target, child, tenancy, !join.toMany)
+          : sql.true,
       ]);
     return { join, tenancy, conditions };
   }
@@ -473,6 +475,7 @@ class Planner {
       model,
       row,
       visibleRowsWhere(model, principalOf(this.scope.context), id as number),
+      true,
     );
     return orNull(
       sql`(SELECT ${this.object(type, nodes, model, row)} FROM ${tableOf(this.table(model).table)} ${row} WHERE ${where})`,
@@ -507,7 +510,7 @@ class Planner {
     const find = attempt(() => plan.findArgs(args, this.scope.context));
     if (plan.root === 'single') {
       const row = this.scope.alias();
-      const where = whereSql(this.scope, plan.model, row, find.where);
+      const where = whereSql(this.scope, plan.model, row, find.where, true);
       return sql`(SELECT ${this.object(type, nodes, plan.model, row)} FROM ${tableOf(this.table(plan.model).table)} ${row} WHERE ${where})`;
     }
     return this.connection(type, nodes, {

@@ -11,7 +11,7 @@ export interface FindArgs {
 
 /** What the read planner knows of a field or type beyond what Pothos records; kept in its `extensions.readPlan`. */
 export type ReadPlanExtension =
-  /** A root list or lookup: the model and the arguments its resolver gives Prisma. */
+  /** A root list, or a lookup of one row by its key: the model and the arguments its resolver gives Prisma. */
   | {
       root: 'list' | 'single';
       model: ModelName;

@@ -82,12 +82,14 @@ function scalarCondition(table: ModelTable, alias: SQL, field: string, condition
  * Prisma's `where` as SQL over `alias`, for the forms the resolvers build: AND/OR/NOT, scalar comparisons
  * (`not` and the filter's case-insensitive `contains`/`startsWith` too),
  * to-one relation filters and `some` over a to-many relation (tenancy), each as Prisma would answer them.
+ * `oneRow`: the condition is checked on one row at most (read by its key, or reached by a to-one relation).
  */
 export function whereSql(
   scope: WhereScope,
   model: ModelName,
   alias: SQL,
   where: Record<string, unknown> | undefined,
+  oneRow = false,
 ): SQL {
   if (!where) return sql.true;
   const table = scope.catalog.get(model)!;
@@ -98,12 +100,12 @@ export function whereSql(
       // Prisma's NOT of the conditions together; an empty or listed one is left to it.
       if (!isObject(value) || Array.isArray(value) || !Object.keys(value as object).length)
         throw new Unplannable('a NOT of no or several conditions');
-      parts.push(sql`(NOT (${whereSql(scope, model, alias, value as Record<string, unknown>)}))`);
+      parts.push(sql`(NOT (${whereSql(scope, model, alias, value as Record<string, unknown>, oneRow)}))`);
       continue;
     }
     if (key === 'AND' || key === 'OR') {
       const list = (Array.isArray(value) ? value : [value]).map((inner) =>
-        whereSql(scope, model, alias, inner as Record<string, unknown>),
+        whereSql(scope, model, alias, inner as Record<string, unknown>, oneRow),
       );
       if (key === 'AND') parts.push(allOf(list));
       else parts.push(list.length ? sql`(${sql.join(list, ' OR ')})` : sql.false);
@@ -122,11 +124,17 @@ export function whereSql(
       throw new Unplannable(`relation filter on ${key}`);
     const child = scope.alias();
     const target = scope.catalog.get(join.target)!;
+    // On one row, OFFSET 0 keeps a to-one check a probe of its row's key: pulled up into a semi-join,
+    // PostgreSQL scans a small table (the libraries) whole, which it estimates cheaper than the index.
+    // A list keeps the semi-join, which it may hash (probes per row made a slide list 50 times dearer).
+    const probe = oneRow && !join.toMany;
     const conditions = allOf([
       sql`${columnOf(child, join.childColumn)} = ${columnOf(alias, join.parentColumn)}`,
-      whereSql(scope, join.target, child, inner as Record<string, unknown>),
+      whereSql(scope, join.target, child, inner as Record<string, unknown>, probe),
     ]);
-    parts.push(sql`EXISTS (SELECT 1 FROM ${tableOf(target.table)} ${child} WHERE ${conditions})`);
+    parts.push(
+      sql`EXISTS (SELECT 1 FROM ${tableOf(target.table)} ${child} WHERE ${conditions}${probe ? sql` OFFSET 0` : sql``})`,
+    );
   }
   return allOf(parts);
 }
