@@ -8,12 +8,10 @@ import { execFile } from 'node:child_process';
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { commandLine } from '../src/cli.js';
-import { openDatabase } from '../src/db/index.js';
-import { createPrivateCluster, serverDirectory } from '../test/helpers/private-postgres.js';
+import { serverDirectory } from '../test/helpers/private-postgres.js';
 import { cleanup, cleanupOnSignals, onCleanup } from './cleanup.js';
-import { loadDataset } from './dataset.js';
+import { clusterWithDataset } from './data-cluster.js';
 
 const run = promisify(execFile);
 
@@ -98,23 +96,9 @@ try {
   const statements = await Promise.all(
     positionals.map(async (file) => ({ file, sql: inlined(await readFile(file, 'utf8'), parameters) })),
   );
-  const cluster = await createPrivateCluster();
-  onCleanup('remove the cluster', () => cluster.remove());
-  await cluster.start();
-  const admin = new pg.Client({ connectionString: cluster.url });
-  await admin.connect();
-  await admin.query('CREATE DATABASE bench');
-  await admin.end();
-  const url = cluster.url.replace(/\/postgres$/, '/bench');
-  await (await openDatabase({ databaseUrl: url, poolSize: 2 })).close(); // migrates it
-  const dataset = await loadDataset(url);
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  if (values.setup) await client.query(values.setup);
-  await client.query('VACUUM ANALYZE');
-  await client.end();
+  const { cluster, seconds } = await clusterWithDataset({}, values.setup);
   await cluster.stop();
-  console.error(`data set loaded in ${dataset.seconds.toFixed(1)} s; counting ${runs} executions of each statement`);
+  console.error(`data set loaded in ${seconds.toFixed(1)} s; counting ${runs} executions of each statement`);
   const out = await serverDirectory('sql-instructions-');
   onCleanup('remove the profiles', () => rm(out, { recursive: true, force: true }));
   console.log('| statement | instructions per execution (millions) |\n|---|---:|');
