@@ -124,8 +124,8 @@ export function whereSql(
       throw new Unplannable(`relation filter on ${key}`);
     const child = scope.alias();
     const target = scope.catalog.get(join.target)!;
-    // On one row, OFFSET 0 keeps a to-one check a probe of its row's key: pulled up into a semi-join,
-    // PostgreSQL scans a small table (the libraries) whole, which it estimates cheaper than the index.
+    // On one row, OFFSET 0 keeps a to-one check a subplan that tests its row's key first: pulled up into
+    // a semi-join, PostgreSQL scans a small table (the libraries) testing every row's organization first.
     // A list keeps the semi-join, which it may hash (probes per row made a slide list 50 times dearer).
     const probe = oneRow && !join.toMany;
     const conditions = allOf([
