@@ -9,6 +9,7 @@ import { claimDeliveries, pruneDeliveries } from '../src/webhooks/store.js';
 import { rest } from './helpers/rest.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { MemoryFeed, Receiver, webhookEnv, type ChangeOf } from './helpers/webhooks.js';
+import type { ChangeFeed } from '../src/webhooks/feed.js';
 
 // The dispatcher over a real database and real HTTP receivers that verify every signature with the
 // `standardwebhooks` package. Until the change log feeds it, the changes come from a log kept in
@@ -342,6 +343,42 @@ describe('instances', () => {
       (rows) => rows.find((r) => r.messageId === 'msg_died')?.state === 'DELIVERED',
     );
     expect(row.attempts).toBe(2);
+  });
+
+  it('stop during a tick: it waits for the tick, which claims nothing more; another instance delivers what it read', async () => {
+    feed = new MemoryFeed();
+    const endpointId = await endpointFor();
+    feed.append(boardChange(boards[0], 1));
+    // The tick holds in its read of the changes until released.
+    let entered!: () => void;
+    const reading = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held: ChangeFeed = {
+      head: () => feed.head(),
+      read: async (pages, limit) => {
+        entered();
+        await released;
+        return feed.read(pages, limit);
+      },
+    };
+    const started = startWebhooks(config, { feed: held });
+    running.push(started);
+    await reading;
+    let stopped = false;
+    const stopping = started.stop().then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    // What the tick read is written for the endpoint, not attempted by the stopped instance.
+    const [waiting] = await deliveries(endpointId);
+    expect(waiting).toMatchObject({ state: 'PENDING', attempts: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(receiver.received).toHaveLength(0);
+    instance().wake();
+    const [received] = await receiver.waitFor(1);
+    expect(received.messageId).toBe(waiting.messageId);
   });
 
   it('deliver every change once between them, none lost, none twice', async () => {

@@ -70,6 +70,8 @@ export class WebhookDispatcher {
   private running = false;
   private stopped = false;
   private ticking = false;
+  /** The tick under way, or the last one: a stop waits for it, so that no statement follows the stop. */
+  private ticked: Promise<void> = Promise.resolve();
   private wokenDuringTick = false;
   private readonly inFlight = new Set<Promise<void>>();
   private outcomes: Outcome[] = [];
@@ -100,14 +102,14 @@ export class WebhookDispatcher {
     if (this.dueAt > Date.now() + delay) this.schedule(delay);
   }
 
-  /** Stops claiming, and waits (a bounded time) for the attempts in flight and their outcomes to be written. */
+  /** Stops claiming, and waits (a bounded time) for the tick under way, the attempts in flight and their outcomes to be written. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.running = false;
     clearTimeout(this.timer);
     const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
     // Outcomes that cannot be written (the database is away) are left to the leases.
-    const settled = Promise.all(this.inFlight).then(() => this.flush().catch(() => undefined));
+    const settled = this.ticked.then(() => Promise.all(this.inFlight)).then(() => this.flush().catch(() => undefined));
     await Promise.race([settled, grace]);
   }
 
@@ -120,7 +122,9 @@ export class WebhookDispatcher {
     clearTimeout(this.timer);
     this.dueAt = Date.now() + delayMs;
     this.timer = setTimeout(
-      this.detached.bind(() => void this.tick()),
+      this.detached.bind(() => {
+        if (!this.ticking) this.ticked = this.tick();
+      }),
       delayMs,
     ).unref();
   }
@@ -134,7 +138,8 @@ export class WebhookDispatcher {
     try {
       await this.flush();
       if (this.options.feed) await this.readChanges(this.options.feed);
-      const room = MAX_IN_FLIGHT - this.inFlight.size;
+      // A stop during the tick claims nothing more: what was read waits for the next instance.
+      const room = this.running ? MAX_IN_FLIGHT - this.inFlight.size : 0;
       if (room > 0) {
         const claimed = await claimDeliveries(this.run, this.options.transact, this.options.concurrency, room);
         for (const delivery of claimed) this.attempt(delivery);
