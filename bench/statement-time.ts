@@ -42,6 +42,9 @@ The execution time leaves out parsing and planning, as the bench's PostgreSQL ms
   },
 );
 
+/** Executions before each timed run: the first plans, the next five decide between a custom and a generic plan. */
+const WARM_UP = 200;
+
 /** The parameters of execution `i`: the given values, with the varied one's id in turn. */
 function parametersOf(given: unknown[], vary: string | undefined): (i: number) => unknown[] {
   if (!vary) return () => given;
@@ -59,8 +62,8 @@ try {
   const statements = await Promise.all(
     positionals.map(async (file, n) => {
       const text = (await readFile(file, 'utf8')).replace(/;\s*$/, '');
-      const used = Math.max(0, ...[...text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
-      return { file, text, name: `timed_${n}`, count: used };
+      const count = Math.max(0, ...[...text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
+      return { file, text, name: `timed_${n}`, count };
     }),
   );
   const { url, seconds } = await clusterWithDataset({ shared_preload_libraries: 'pg_stat_statements' });
@@ -73,7 +76,7 @@ try {
   for (let round = 1; round <= Number(values.rounds); round++)
     for (const { file, text, name, count } of statements) {
       const send = (i: number) => client.query({ name, text, values: parameters(i).slice(0, count) });
-      for (let i = 0; i < 200; i++) await send(i);
+      for (let i = 0; i < WARM_UP; i++) await send(i);
       await time.reset();
       const started = performance.now();
       for (let i = 0; i < runs; i++) await send(i);

@@ -228,13 +228,12 @@ class Planner {
     const join = this.table(model).joins.get(relation);
     if (!join) throw new Unplannable(`relation ${relation}`);
     const tenancy = relationTenancy(model, relation, principalOf(this.scope.context));
+    const reached = { oneRow: !join.toMany };
     const conditions = (child: SQL) =>
       allOf([
         sql`${columnOf(child, join.childColumn)} = ${columnOf(alias, join.parentColumn)}`,
-        whereSql(this.scope, join.target, child, where, !join.toMany),
-        tenancy && !carries(where, tenancy)
-          ? whereSql(this.scope, join.target, child, tenancy, !join.toMany)
-          : sql.true,
+        whereSql(this.scope, join.target, child, where, reached),
+        tenancy && !carries(where, tenancy) ? whereSql(this.scope, join.target, child, tenancy, reached) : sql.true,
       ]);
     return { join, tenancy, conditions };
   }
@@ -475,7 +474,7 @@ class Planner {
       model,
       row,
       visibleRowsWhere(model, principalOf(this.scope.context), id as number),
-      true,
+      { oneRow: true },
     );
     return orNull(
       sql`(SELECT ${this.object(type, nodes, model, row)} FROM ${tableOf(this.table(model).table)} ${row} WHERE ${where})`,
@@ -510,7 +509,7 @@ class Planner {
     const find = attempt(() => plan.findArgs(args, this.scope.context));
     if (plan.root === 'single') {
       const row = this.scope.alias();
-      const where = whereSql(this.scope, plan.model, row, find.where, true);
+      const where = whereSql(this.scope, plan.model, row, find.where, { oneRow: true });
       return sql`(SELECT ${this.object(type, nodes, plan.model, row)} FROM ${tableOf(this.table(plan.model).table)} ${row} WHERE ${where})`;
     }
     return this.connection(type, nodes, {

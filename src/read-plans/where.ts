@@ -89,7 +89,7 @@ export function whereSql(
   model: ModelName,
   alias: SQL,
   where: Record<string, unknown> | undefined,
-  oneRow = false,
+  { oneRow = false }: { oneRow?: boolean } = {},
 ): SQL {
   if (!where) return sql.true;
   const table = scope.catalog.get(model)!;
@@ -100,12 +100,12 @@ export function whereSql(
       // Prisma's NOT of the conditions together; an empty or listed one is left to it.
       if (!isObject(value) || Array.isArray(value) || !Object.keys(value as object).length)
         throw new Unplannable('a NOT of no or several conditions');
-      parts.push(sql`(NOT (${whereSql(scope, model, alias, value as Record<string, unknown>, oneRow)}))`);
+      parts.push(sql`(NOT (${whereSql(scope, model, alias, value as Record<string, unknown>, { oneRow })}))`);
       continue;
     }
     if (key === 'AND' || key === 'OR') {
       const list = (Array.isArray(value) ? value : [value]).map((inner) =>
-        whereSql(scope, model, alias, inner as Record<string, unknown>, oneRow),
+        whereSql(scope, model, alias, inner as Record<string, unknown>, { oneRow }),
       );
       if (key === 'AND') parts.push(allOf(list));
       else parts.push(list.length ? sql`(${sql.join(list, ' OR ')})` : sql.false);
@@ -124,13 +124,14 @@ export function whereSql(
       throw new Unplannable(`relation filter on ${key}`);
     const child = scope.alias();
     const target = scope.catalog.get(join.target)!;
-    // On one row, OFFSET 0 keeps a to-one check a subplan that tests its row's key first: pulled up into
-    // a semi-join, PostgreSQL scans a small table (the libraries) testing every row's organization first.
+    // On one row, OFFSET 0 keeps a to-one check a subplan, whose generic plan tests its row's key first:
+    // pulled up into a semi-join, PostgreSQL scans a small table (the libraries) testing every row's
+    // organization first.
     // A list keeps the semi-join, which it may hash (probes per row made a slide list 50 times dearer).
     const probe = oneRow && !join.toMany;
     const conditions = allOf([
       sql`${columnOf(child, join.childColumn)} = ${columnOf(alias, join.parentColumn)}`,
-      whereSql(scope, join.target, child, inner as Record<string, unknown>, probe),
+      whereSql(scope, join.target, child, inner as Record<string, unknown>, { oneRow: probe }),
     ]);
     parts.push(
       sql`EXISTS (SELECT 1 FROM ${tableOf(target.table)} ${child} WHERE ${conditions}${probe ? sql` OFFSET 0` : sql``})`,
